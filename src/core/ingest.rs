@@ -1,0 +1,260 @@
+//! Event rows before normalisation: JSONL lines and kagent API rows.
+//!
+//! Every way a line can be unusable (not UTF-8, not JSON, nested absurdly
+//! deep, larger than any real event, not an object) becomes an [`Issue`] that
+//! names where it was, and reading goes on with the next line.
+
+use crate::core::event::kind;
+use serde_json::Value;
+use std::fmt;
+use std::io::{self, BufRead};
+use std::sync::Arc;
+
+/// Lines longer than this are reported, not parsed: no real event is near it,
+/// and a bound keeps a corrupt file from exhausting memory.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// Where an event came from, for messages a user can act on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Line { file: Arc<str>, line: u64 },
+    Row { source: Arc<str>, event_id: String },
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Line { file, line } => write!(f, "{file}:{line}"),
+            Origin::Row { source, event_id } => write!(f, "{source}: event {event_id}"),
+        }
+    }
+}
+
+/// Something in the input that could not be used, and where.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Issue {
+    pub location: String,
+    pub message: String,
+}
+
+impl Issue {
+    pub fn new(location: impl fmt::Display, message: impl Into<String>) -> Self {
+        Issue {
+            location: location.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Issue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+/// One event object as read, with where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawEvent {
+    pub origin: Origin,
+    pub value: Value,
+}
+
+/// The rows of one source read so far, and what could not be used.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RawEvents {
+    pub events: Vec<RawEvent>,
+    pub issues: Vec<Issue>,
+}
+
+/// Parse the event JSON stored in one row or line.
+pub fn parse_event(bytes: &[u8], origin: Origin) -> Result<RawEvent, Issue> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        Issue::new(
+            &origin,
+            format!("not UTF-8 (invalid byte at offset {})", e.valid_up_to()),
+        )
+    })?;
+    let value: Value = serde_json::from_str(text).map_err(|e| Issue::new(&origin, json_problem(&e)))?;
+    unwrap_row(value, origin)
+}
+
+fn json_problem(error: &serde_json::Error) -> String {
+    if error.to_string().starts_with("recursion limit exceeded") {
+        format!("nested deeper than 128 levels (column {})", error.column())
+    } else {
+        format!("not JSON: {error}")
+    }
+}
+
+/// A line may be a kagent API event row, `{"id": ..., "data": "<event JSON>"}`;
+/// anything else must be the event object itself.
+fn unwrap_row(value: Value, origin: Origin) -> Result<RawEvent, Issue> {
+    let Value::Object(mut obj) = value else {
+        return Err(Issue::new(
+            &origin,
+            format!("expected a JSON object, found {}", kind(&value)),
+        ));
+    };
+    let is_row = obj.contains_key("data")
+        && !["author", "Author", "content", "Content"]
+            .iter()
+            .any(|k| obj.contains_key(*k));
+    if !is_row {
+        return Ok(RawEvent {
+            origin,
+            value: Value::Object(obj),
+        });
+    }
+    let row_origin = match (&origin, obj.get("id").and_then(Value::as_str)) {
+        (Origin::Line { file, line }, Some(id)) => Origin::Row {
+            source: format!("{file}:{line}").into(),
+            event_id: id.to_string(),
+        },
+        _ => origin,
+    };
+    match obj.remove("data") {
+        Some(Value::String(inner)) => parse_event(inner.as_bytes(), row_origin),
+        Some(inner @ Value::Object(_)) => Ok(RawEvent {
+            origin: row_origin,
+            value: inner,
+        }),
+        Some(other) => Err(Issue::new(
+            &row_origin,
+            format!(
+                "row `data` must be event JSON text or an object, found {}",
+                kind(&other)
+            ),
+        )),
+        None => unreachable!("checked above"),
+    }
+}
+
+/// Read JSONL: one event (or kagent API row) per line, blank lines skipped.
+/// Only an I/O error stops the read; bad lines become issues.
+pub fn read_jsonl(mut reader: impl BufRead, file: &str) -> io::Result<RawEvents> {
+    let file: Arc<str> = file.into();
+    let mut out = RawEvents::default();
+    let mut buf = Vec::new();
+    let mut line_no = 0u64;
+    while let Some(length) = read_bounded_line(&mut reader, &mut buf, MAX_LINE_BYTES)? {
+        line_no += 1;
+        let origin = Origin::Line {
+            file: file.clone(),
+            line: line_no,
+        };
+        if length > MAX_LINE_BYTES {
+            out.issues.push(Issue::new(
+                &origin,
+                format!(
+                    "line is {length} bytes, over the {} MiB limit for one event",
+                    MAX_LINE_BYTES >> 20
+                ),
+            ));
+            continue;
+        }
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match parse_event(&buf, origin) {
+            Ok(event) => out.events.push(event),
+            Err(issue) => out.issues.push(issue),
+        }
+    }
+    Ok(out)
+}
+
+/// Read the next line into `buf` (without its terminator), keeping at most
+/// `limit` bytes; returns the full line length, or `None` at end of input.
+fn read_bounded_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> io::Result<Option<usize>> {
+    buf.clear();
+    let mut length = 0usize;
+    let mut saw_any = false;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(saw_any.then_some(length));
+        }
+        saw_any = true;
+        let (chunk, consumed, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(i) => (&available[..i], i + 1, true),
+            None => (available, available.len(), false),
+        };
+        length += chunk.len();
+        if length <= limit {
+            buf.extend_from_slice(chunk);
+        }
+        reader.consume(consumed);
+        if done {
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+                length -= 1;
+            }
+            return Ok(Some(length));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &[u8]) -> RawEvents {
+        read_jsonl(text, "s.jsonl").unwrap()
+    }
+
+    #[test]
+    fn blank_lines_are_skipped_and_crlf_accepted() {
+        let out = read(b"{\"author\":\"user\"}\r\n\n   \n{\"author\":\"a\"}");
+        assert_eq!(out.events.len(), 2);
+        assert!(out.issues.is_empty());
+        assert_eq!(out.events[1].origin.to_string(), "s.jsonl:4");
+    }
+
+    #[test]
+    fn every_bad_line_is_reported_with_its_line_and_the_rest_survive() {
+        let mut input = Vec::new();
+        input.extend_from_slice(b"{\"author\":\"user\"}\n");
+        input.extend_from_slice(b"not json\n");
+        input.extend_from_slice(b"[1,2]\n");
+        input.extend_from_slice(b"{\"text\":\"\xff\xfe\"}\n");
+        input.extend_from_slice(format!("{}{}\n", "[".repeat(200), "]".repeat(200)).as_bytes());
+        input.extend_from_slice(b"{\"author\":\"agent\"}\n");
+        let out = read(&input);
+        assert_eq!(out.events.len(), 2);
+        let messages: Vec<String> = out.issues.iter().map(|i| i.to_string()).collect();
+        assert!(messages[0].starts_with("s.jsonl:2: not JSON"), "{messages:?}");
+        assert_eq!(messages[1], "s.jsonl:3: expected a JSON object, found a list");
+        assert_eq!(messages[2], "s.jsonl:4: not UTF-8 (invalid byte at offset 9)");
+        assert!(messages[3].starts_with("s.jsonl:5: nested deeper than 128 levels"), "{messages:?}");
+    }
+
+    #[test]
+    fn a_huge_line_is_reported_without_being_held() {
+        let mut input = vec![b'x'; MAX_LINE_BYTES + 10];
+        input.extend_from_slice(b"\n{\"author\":\"user\"}\n");
+        let out = read(&input);
+        assert_eq!(out.events.len(), 1);
+        assert_eq!(
+            out.issues[0].to_string(),
+            format!("s.jsonl:1: line is {} bytes, over the 16 MiB limit for one event", MAX_LINE_BYTES + 10)
+        );
+    }
+
+    #[test]
+    fn kagent_api_rows_are_unwrapped() {
+        let out = read(
+            br#"{"id":"ev-1","session_id":"s","data":"{\"author\":\"user\",\"content\":null}"}
+{"id":"ev-2","data":"{broken"}
+{"id":"ev-3","data":{"author":"agent"}}
+"#,
+        );
+        assert_eq!(out.events.len(), 2);
+        assert_eq!(out.events[0].value["author"], "user");
+        assert_eq!(out.events[0].origin.to_string(), "s.jsonl:1: event ev-1");
+        assert!(out.issues[0].to_string().starts_with("s.jsonl:2: event ev-2: not JSON"));
+    }
+}

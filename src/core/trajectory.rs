@@ -1,0 +1,333 @@
+//! OpenAI-format chat messages: what the converter produces and what
+//! reference trajectories are written in.
+//!
+//! Reading follows agentevals, which passes every message through LangChain's
+//! OpenAI conversion first: `human`/`ai` are aliases, an unknown role is an
+//! error, an empty `tool_calls` list is no tool calls, tool calls belong to
+//! assistant messages only, and `arguments` may be JSON text or an object.
+
+use crate::core::event::kind;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: String,
+    #[serde(default)]
+    pub content: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<Vec<ToolCall>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// An OpenAI tool call; LangChain's `{name, args, id}` shape is read too.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "ToolCallInput")]
+pub struct ToolCall {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub function: Function,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Function {
+    pub name: String,
+    /// JSON text, as OpenAI sends it; an object is accepted on input.
+    pub arguments: Value,
+}
+
+#[derive(Deserialize)]
+struct ToolCallInput {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    function: Option<Function>,
+    id: Option<String>,
+    name: Option<String>,
+    args: Option<Value>,
+}
+
+impl TryFrom<ToolCallInput> for ToolCall {
+    type Error = String;
+
+    fn try_from(input: ToolCallInput) -> Result<Self, String> {
+        let function = match (input.function, input.name) {
+            (Some(function), _) => function,
+            (None, Some(name)) => Function {
+                name,
+                arguments: input.args.unwrap_or_else(|| Value::Object(Map::new())),
+            },
+            (None, None) => return Err("a tool call needs `function` (or `name` and `args`)".into()),
+        };
+        Ok(ToolCall {
+            kind: input.kind.unwrap_or_else(|| "function".into()),
+            function,
+            id: input.id,
+        })
+    }
+}
+
+impl Message {
+    pub fn text(role: &str, content: String) -> Self {
+        Message {
+            role: role.into(),
+            content: Value::String(content),
+            tool_calls: None,
+            tool_call_id: None,
+            name: None,
+        }
+    }
+
+    /// The message's text: a string content, or the text parts of a list.
+    pub fn content_text(&self) -> String {
+        match &self.content {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        }
+    }
+}
+
+/// Why a trajectory could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TrajectoryError {
+    #[error("message {message}: unknown role `{role}` (expected user, assistant, system, developer, tool or function)")]
+    UnknownRole { message: usize, role: String },
+    #[error("message {message}: tool calls are allowed on assistant messages only, not on `{role}`")]
+    CallsOutsideAssistant { message: usize, role: String },
+    #[error("message {message}, tool call {call} (`{name}`): {problem}")]
+    BadArguments {
+        message: usize,
+        call: usize,
+        name: String,
+        problem: String,
+    },
+    #[error("{0}")]
+    Shape(String),
+}
+
+/// The roles after LangChain's aliasing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    System,
+    Developer,
+    Tool,
+    Function,
+}
+
+impl Role {
+    fn parse(role: &str) -> Option<Self> {
+        Some(match role {
+            "user" | "human" => Role::User,
+            "assistant" | "ai" => Role::Assistant,
+            "system" => Role::System,
+            "developer" => Role::Developer,
+            "tool" => Role::Tool,
+            "function" => Role::Function,
+            _ => return None,
+        })
+    }
+}
+
+/// One tool call as the scorers compare it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub name: String,
+    pub args: Map<String, Value>,
+}
+
+/// A message reduced to what trajectory matching reads: its role and its
+/// tool calls (`None` when it carries none).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub role: Role,
+    pub calls: Option<Vec<Call>>,
+}
+
+/// Parse messages into steps, rejecting what agentevals rejects.
+pub fn steps(messages: &[Message]) -> Result<Vec<Step>, TrajectoryError> {
+    messages
+        .iter()
+        .enumerate()
+        .map(|(index, message)| {
+            let number = index + 1;
+            let role = Role::parse(&message.role).ok_or_else(|| TrajectoryError::UnknownRole {
+                message: number,
+                role: message.role.clone(),
+            })?;
+            let calls = match message.tool_calls.as_deref() {
+                None | Some([]) => None,
+                Some(_) if role != Role::Assistant => {
+                    return Err(TrajectoryError::CallsOutsideAssistant {
+                        message: number,
+                        role: message.role.clone(),
+                    });
+                }
+                Some(calls) => Some(
+                    calls
+                        .iter()
+                        .enumerate()
+                        .map(|(i, call)| parse_call(call, number, i + 1))
+                        .collect::<Result<Vec<_>, _>>()?,
+                ),
+            };
+            Ok(Step { role, calls })
+        })
+        .collect()
+}
+
+/// Every tool call of the trajectory, in message order.
+pub fn calls(steps: &[Step]) -> impl Iterator<Item = &Call> {
+    steps.iter().flat_map(|s| s.calls.iter().flatten())
+}
+
+fn parse_call(call: &ToolCall, message: usize, index: usize) -> Result<Call, TrajectoryError> {
+    let name = &call.function.name;
+    let bad = |problem: String| TrajectoryError::BadArguments {
+        message,
+        call: index,
+        name: name.clone(),
+        problem,
+    };
+    let parsed;
+    let args = match &call.function.arguments {
+        Value::String(text) => {
+            parsed = serde_json::from_str::<Value>(text)
+                .map_err(|e| bad(format!("arguments are not valid JSON: {e}")))?;
+            &parsed
+        }
+        other => other,
+    };
+    match args {
+        Value::Object(map) => Ok(Call {
+            name: name.clone(),
+            args: map.clone(),
+        }),
+        other => Err(bad(format!("arguments must be a JSON object, found {}", kind(other)))),
+    }
+}
+
+/// Read a message list as agentevals accepts it: a list, a `{"messages": [...]}`
+/// object, or one message object.
+pub fn messages_from_value(value: Value) -> Result<Vec<Message>, TrajectoryError> {
+    let list = match value {
+        Value::Array(items) => items,
+        Value::Object(ref obj) if obj.contains_key("role") => vec![value],
+        Value::Object(mut obj) => match obj.remove("messages") {
+            Some(Value::Array(items)) => items,
+            _ => {
+                return Err(TrajectoryError::Shape(
+                    "expected a list of messages or an object with a `messages` list".into(),
+                ));
+            }
+        },
+        other => {
+            return Err(TrajectoryError::Shape(format!(
+                "expected a list of messages, found {}",
+                kind(&other)
+            )));
+        }
+    };
+    list.into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            serde_json::from_value(item)
+                .map_err(|e| TrajectoryError::Shape(format!("message {}: {e}", i + 1)))
+        })
+        .collect()
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::Tool => "tool",
+            Role::Function => "function",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(v: Value) -> Result<Vec<Step>, TrajectoryError> {
+        steps(&messages_from_value(v).unwrap())
+    }
+
+    #[test]
+    fn aliases_empty_call_lists_and_object_arguments() {
+        let s = parse(json!([
+            {"role": "human", "content": "hi"},
+            {"role": "ai", "content": null, "tool_calls": []},
+            {"role": "assistant", "tool_calls": [
+                {"type": "function", "function": {"name": "a", "arguments": "{\"x\": 1}"}},
+                {"function": {"name": "b", "arguments": {"y": 2}}},
+                {"name": "c", "args": {"z": 3}, "id": "q"}
+            ]}
+        ]))
+        .unwrap();
+        assert_eq!(s[0].role, Role::User);
+        assert_eq!(s[1].calls, None);
+        let names: Vec<_> = calls(&s).map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        assert_eq!(calls(&s).nth(1).unwrap().args["y"], 2);
+    }
+
+    #[test]
+    fn what_agentevals_rejects_is_an_error() {
+        let err = parse(json!([{"role": "bogus", "content": ""}])).unwrap_err();
+        assert!(err.to_string().contains("unknown role `bogus`"));
+        let err = parse(json!([{"role": "user", "tool_calls": [{"function": {"name": "a", "arguments": "{}"}}]}]))
+            .unwrap_err();
+        assert!(matches!(err, TrajectoryError::CallsOutsideAssistant { message: 1, .. }));
+        let err = parse(json!([{"role": "assistant", "tool_calls": [{"function": {"name": "a", "arguments": "{bad"}}]}]))
+            .unwrap_err();
+        assert!(err.to_string().starts_with("message 1, tool call 1 (`a`): arguments are not valid JSON"));
+        let err = parse(json!([{"role": "assistant", "tool_calls": [{"function": {"name": "a", "arguments": "[1]"}}]}]))
+            .unwrap_err();
+        assert!(err.to_string().ends_with("arguments must be a JSON object, found a list"));
+    }
+
+    #[test]
+    fn message_lists_come_in_three_shapes() {
+        assert_eq!(messages_from_value(json!({"role": "user", "content": "x"})).unwrap().len(), 1);
+        assert_eq!(messages_from_value(json!({"messages": [{"role": "user"}]})).unwrap().len(), 1);
+        assert!(messages_from_value(json!({"other": 1})).is_err());
+        assert!(messages_from_value(json!("x")).is_err());
+    }
+
+    #[test]
+    fn serialises_in_the_reference_key_order() {
+        let m = Message {
+            role: "assistant".into(),
+            content: json!(""),
+            tool_calls: Some(vec![ToolCall {
+                kind: "function".into(),
+                function: Function { name: "a".into(), arguments: json!("{}") },
+                id: Some("c1".into()),
+            }]),
+            tool_call_id: None,
+            name: None,
+        };
+        assert_eq!(
+            serde_json::to_string(&m).unwrap(),
+            r#"{"role":"assistant","content":"","tool_calls":[{"type":"function","function":{"name":"a","arguments":"{}"},"id":"c1"}]}"#
+        );
+    }
+}
