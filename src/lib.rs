@@ -5,3 +5,5 @@
 //! from the command line, and run them in the cluster as an operator.
 
 pub mod core;
+pub mod cli;
+pub mod source;

@@ -81,3 +81,61 @@ impl Session {
             })
     }
 }
+
+/// A kagent Agent, named as in Kubernetes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct AgentRef {
+    pub namespace: String,
+    pub name: String,
+}
+
+impl AgentRef {
+    /// kagent's database id for the agent: `<namespace>/<name>` with `-` as
+    /// `_` and `/` as `__NS__` (`kagent/k8s-agent` is `kagent__NS__k8s_agent`).
+    pub fn kagent_id(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+            .replace('-', "_")
+            .replace('/', "__NS__")
+    }
+
+    /// The `author` of the agent's own events: its name with `_` for `-`.
+    pub fn author(&self) -> String {
+        self.name.replace('-', "_")
+    }
+}
+
+impl fmt::Display for AgentRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+impl std::str::FromStr for AgentRef {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.split_once('/') {
+            Some((namespace, name)) if !namespace.is_empty() && !name.is_empty() && !name.contains('/') => {
+                Ok(AgentRef {
+                    namespace: namespace.into(),
+                    name: name.into(),
+                })
+            }
+            _ => Err(format!("`{s}` is not NAMESPACE/NAME")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_ids_follow_kagent() {
+        let agent: AgentRef = "kagent/k8s-agent".parse().unwrap();
+        assert_eq!(agent.kagent_id(), "kagent__NS__k8s_agent");
+        assert_eq!(agent.author(), "k8s_agent");
+        assert!("k8s-agent".parse::<AgentRef>().is_err());
+        assert!("a/b/c".parse::<AgentRef>().is_err());
+    }
+}

@@ -1,0 +1,29 @@
+//! Any bytes, read as a JSONL session and converted with every option on and
+//! off, must come back as events, issues and messages, never as a panic.
+#![no_main]
+
+use kagent_evals::core::convert::{ConvertOptions, convert, split_by_invocation};
+use kagent_evals::core::ingest::read_jsonl;
+use kagent_evals::core::session::{Session, SessionKey};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(raw) = read_jsonl(data, "fuzz.jsonl") else { return };
+    let session = Session::from_raw(SessionKey::new("fuzz", None), None, raw);
+    let everything = ConvertOptions {
+        drop_internal_tools: false,
+        include_partial: true,
+        include_thoughts: true,
+        unwrap_tool_output: false,
+        unwrap_structured_content: false,
+        deny_tools: vec!["search_users".into()],
+    };
+    for options in [ConvertOptions::default(), everything] {
+        let conversion = convert(&session.events, &options);
+        assert_eq!(conversion.account.len(), session.events.len());
+        let _ = conversion.footer();
+        for (_, group) in split_by_invocation(&session.events) {
+            let _ = convert(group, &options);
+        }
+    }
+});

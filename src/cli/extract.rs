@@ -1,0 +1,171 @@
+//! `kagent-evals extract`: one session as a trajectory, its per-event
+//! account, its invocations, or its raw events with secrets redacted.
+
+use super::output::{emit, table, warn_issues};
+use super::{CommandError, SourceArgs, Status};
+use crate::core::convert::{self, ConvertOptions, split_by_invocation};
+use crate::core::redact;
+use crate::core::session::SessionKey;
+use crate::source::{RawSession, SessionSource};
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct ExtractArgs {
+    /// The session id.
+    session: String,
+    #[command(flatten)]
+    source: SourceArgs,
+    /// The session's user, where one id belongs to several users.
+    #[arg(long)]
+    user: Option<String>,
+    /// Print what each event contributed, or why it contributed nothing.
+    #[arg(long, conflicts_with_all = ["list_invocations", "raw"])]
+    summary: bool,
+    /// List the session's invocations (user turns).
+    #[arg(long, conflicts_with = "raw")]
+    list_invocations: bool,
+    /// Only this invocation.
+    #[arg(long, value_name = "ID")]
+    invocation_id: Option<String>,
+    /// Keep the runtime's own `adk_*` tools.
+    #[arg(long)]
+    include_internal: bool,
+    /// Also drop this tool (repeatable).
+    #[arg(long, value_name = "NAME")]
+    drop_tool: Vec<String>,
+    /// Keep streaming partial events.
+    #[arg(long)]
+    include_partial: bool,
+    /// Keep model reasoning (`thought` parts).
+    #[arg(long)]
+    include_thoughts: bool,
+    /// Leave tool results in their `{"result": ...}` / MCP envelopes.
+    #[arg(long)]
+    no_unwrap: bool,
+    /// Write the raw events as JSONL, secrets redacted (for a regression fixture).
+    #[arg(long)]
+    raw: bool,
+    /// Write here instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+impl ExtractArgs {
+    fn options(&self) -> ConvertOptions {
+        ConvertOptions {
+            drop_internal_tools: !self.include_internal,
+            deny_tools: self.drop_tool.clone(),
+            include_partial: self.include_partial,
+            unwrap_tool_output: !self.no_unwrap,
+            include_thoughts: self.include_thoughts,
+            ..ConvertOptions::default()
+        }
+    }
+}
+
+pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
+    let source = args.source.build()?;
+    let raw = fetch_one(&source, &args.session, args.user.as_deref()).await?;
+    if args.raw {
+        return write_raw(raw, &args);
+    }
+    let session = raw.normalise();
+    let issues = warn_issues(&session.issues);
+    let events: Vec<_> = match &args.invocation_id {
+        None => session.events.iter().collect(),
+        Some(id) => {
+            let group = split_by_invocation(&session.events)
+                .into_iter()
+                .find(|(key, _)| key == id)
+                .map(|(_, group)| group);
+            group.ok_or_else(|| CommandError(format!("invocation {id} is not in session {}", session.key)))?
+        }
+    };
+    let options = args.options();
+    let text = if args.list_invocations {
+        let rows = split_by_invocation(events.iter().copied()).into_iter().map(|(id, group)| {
+            let conversion = convert::convert(group.iter().copied(), &options);
+            let tools = convert::tool_names(&conversion.messages).collect::<Vec<_>>().join(",");
+            [
+                if id.is_empty() { "(none)".into() } else { id },
+                group.len().to_string(),
+                conversion.messages.len().to_string(),
+                if tools.is_empty() { "-".into() } else { tools },
+            ]
+        });
+        table(["INVOCATION", "EVENTS", "MESSAGES", "TOOLS"], rows)
+    } else if args.summary {
+        let conversion = convert::convert(events.iter().copied(), &options);
+        let rows = conversion.account.iter().map(|row| {
+            [
+                row.index.to_string(),
+                row.author.clone(),
+                row.role.clone(),
+                row.invocation_id.clone(),
+                row.describe(),
+            ]
+        });
+        let mut text = table(["#", "AUTHOR", "ROLE", "INVOCATION", "CONTRIBUTED"], rows);
+        text.push_str(&conversion.footer());
+        text.push('\n');
+        text
+    } else {
+        let conversion = convert::convert(events.iter().copied(), &options);
+        let mut json = serde_json::to_string_pretty(&conversion.messages)
+            .map_err(|e| CommandError(format!("cannot render the trajectory: {e}")))?;
+        json.push('\n');
+        json
+    };
+    emit(args.output.as_deref(), &text)?;
+    if let Some(path) = &args.output {
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(if issues > 0 { Status::Failed } else { Status::Ok })
+}
+
+/// The one session with this id (and user, when given).
+pub async fn fetch_one(
+    source: &impl SessionSource,
+    id: &str,
+    user: Option<&str>,
+) -> Result<RawSession, CommandError> {
+    let key = SessionKey::new(id, user.map(str::to_string));
+    let mut found = source.fetch(std::slice::from_ref(&key)).await?;
+    match found.len() {
+        0 => Err(CommandError(format!("session {key} not found in {}", source.describe()))),
+        1 => Ok(found.remove(0)),
+        n => Err(CommandError(format!(
+            "session id {id} belongs to {n} users in {}; name one with --user",
+            source.describe()
+        ))),
+    }
+}
+
+/// The events as JSONL with secrets redacted; says what was redacted.
+fn write_raw(raw: RawSession, args: &ExtractArgs) -> Result<Status, CommandError> {
+    let issues = warn_issues(&raw.raw.issues);
+    let session = raw.clone().normalise();
+    let mut lines = String::new();
+    let mut redacted = Vec::new();
+    for (row, event) in raw.raw.events.into_iter().zip(&session.events) {
+        if args.invocation_id.as_deref().is_some_and(|id| id != event.invocation()) {
+            continue;
+        }
+        let mut value = row.value;
+        redacted.extend(redact::redact(&mut value));
+        lines.push_str(&serde_json::to_string(&value).map_err(|e| CommandError(e.to_string()))?);
+        lines.push('\n');
+    }
+    emit(args.output.as_deref(), &lines)?;
+    let written = lines.lines().count();
+    let target = args.output.as_ref().map_or("stdout".into(), |p| p.display().to_string());
+    eprintln!("wrote {written} events to {target}");
+    redacted.sort();
+    redacted.dedup();
+    if redacted.is_empty() {
+        eprintln!("redacted: nothing (no credential headers or JWTs found)");
+    } else {
+        eprintln!("redacted {} secret field(s) to REDACTED: {}", redacted.len(), redacted.join(", "));
+    }
+    Ok(if issues > 0 { Status::Failed } else { Status::Ok })
+}

@@ -1,0 +1,106 @@
+//! Captured sessions on disk: a JSONL file is one session, a directory of
+//! `*.jsonl` files is one session per file, the id being the file stem.
+//!
+//! A single file stands in for whichever session a suite asks for, as the
+//! kagent-agentevals fixture source does: that is how a suite written for the
+//! cluster runs unchanged against one captured session. In a directory,
+//! sessions are looked up by file stem. Agent and time filters do not apply
+//! to files.
+
+use super::{RawSession, SessionQuery, SessionSource, SessionSummary, SourceError};
+use crate::core::ingest::read_jsonl;
+use crate::core::session::SessionKey;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug)]
+pub struct FixtureSource {
+    root: PathBuf,
+    files: Vec<(String, PathBuf)>,
+    single: bool,
+}
+
+impl FixtureSource {
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, SourceError> {
+        let root = path.as_ref().to_path_buf();
+        let unavailable = |detail: String| SourceError::Unavailable {
+            source_name: format!("fixture {}", root.display()),
+            detail,
+        };
+        let meta = std::fs::metadata(&root).map_err(|e| unavailable(e.to_string()))?;
+        let (files, single) = if meta.is_dir() {
+            let mut files = Vec::new();
+            for entry in std::fs::read_dir(&root).map_err(|e| unavailable(e.to_string()))? {
+                let path = entry.map_err(|e| unavailable(e.to_string()))?.path();
+                if path.extension().is_some_and(|e| e == "jsonl") && path.is_file() {
+                    files.push((stem(&path), path));
+                }
+            }
+            files.sort();
+            (files, false)
+        } else {
+            (vec![(stem(&root), root.clone())], true)
+        };
+        Ok(FixtureSource { root, files, single })
+    }
+
+    fn read(&self, id: &str, path: &Path) -> Result<RawSession, SourceError> {
+        let bytes = std::fs::read(path).map_err(|e| SourceError::Unavailable {
+            source_name: format!("fixture {}", path.display()),
+            detail: e.to_string(),
+        })?;
+        let raw = read_jsonl(bytes.as_slice(), &path.display().to_string()).map_err(|e| {
+            SourceError::Unavailable {
+                source_name: format!("fixture {}", path.display()),
+                detail: e.to_string(),
+            }
+        })?;
+        Ok(RawSession {
+            key: SessionKey::new(id, None),
+            agent_id: None,
+            raw,
+        })
+    }
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+impl SessionSource for FixtureSource {
+    fn describe(&self) -> String {
+        format!("fixture {}", self.root.display())
+    }
+
+    async fn list(&self, query: &SessionQuery) -> Result<Vec<SessionSummary>, SourceError> {
+        let mut out = Vec::new();
+        for (id, path) in self.files.iter().take(query.limit.unwrap_or(usize::MAX)) {
+            let session = self.read(id, path)?;
+            let updated = std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| jiff::Timestamp::try_from(t).ok());
+            out.push(SessionSummary {
+                key: session.key,
+                agent_id: None,
+                events: Some(session.raw.events.len() as u64),
+                updated,
+            });
+        }
+        Ok(out)
+    }
+
+    async fn fetch(&self, keys: &[SessionKey]) -> Result<Vec<RawSession>, SourceError> {
+        let mut out = Vec::new();
+        for key in keys {
+            let found = if self.single {
+                self.files.first()
+            } else {
+                self.files.iter().find(|(id, _)| *id == key.id)
+            };
+            if let Some((_, path)) = found {
+                out.push(self.read(&key.id, path)?);
+            }
+        }
+        Ok(out)
+    }
+}
