@@ -4,6 +4,6 @@
 //! the other modules read sessions from where kagent keeps them, run suites
 //! from the command line, and run them in the cluster as an operator.
 
-pub mod core;
 pub mod cli;
+pub mod core;
 pub mod source;

@@ -5,10 +5,14 @@ use kagent_evals::core::redact::find_secrets;
 use regex::Regex;
 use std::path::{Path, PathBuf};
 
-const SCANNED_DIRS: &[&str] = &["tests", "examples", "config", "charts", "docs", "bench", "crds"];
+const SCANNED_DIRS: &[&str] = &[
+    "tests", "examples", "config", "charts", "docs", "bench", "crds",
+];
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -26,9 +30,14 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// headers in JSON lines whose value is not `REDACTED`.
 fn problems(text: &str) -> Vec<String> {
     let jwt = Regex::new(r"eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*").unwrap();
-    let mut found: Vec<String> = jwt.find_iter(text).map(|m| format!("JWT-shaped string at byte {}", m.start())).collect();
+    let mut found: Vec<String> = jwt
+        .find_iter(text)
+        .map(|m| format!("JWT-shaped string at byte {}", m.start()))
+        .collect();
     for (number, line) in text.lines().enumerate() {
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
         for path in find_secrets(&value) {
             let key = path.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
             if key == "authorization" || key == "proxy-authorization" {
@@ -57,16 +66,28 @@ fn committed_fixtures_hold_no_jwt_or_unredacted_authorization() {
     for dir in SCANNED_DIRS {
         files(&root.join(dir), &mut all);
     }
-    assert!(all.iter().any(|p| p.ends_with("weather-grounded.jsonl")), "fixtures were scanned");
+    assert!(
+        all.iter().any(|p| p.ends_with("weather-grounded.jsonl")),
+        "fixtures were scanned"
+    );
     let mut failures = Vec::new();
     for path in all {
         if path.ends_with("committed_fixtures_hold_no_secrets.rs") {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
         for problem in problems(&text) {
-            failures.push(format!("{}: {problem}", path.strip_prefix(root).unwrap().display()));
+            failures.push(format!(
+                "{}: {problem}",
+                path.strip_prefix(root).unwrap().display()
+            ));
         }
     }
-    assert!(failures.is_empty(), "secrets in committed files:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "secrets in committed files:\n{}",
+        failures.join("\n")
+    );
 }

@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 use std::path::Path;
 
 fn load(path: &str) -> Session {
-    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(path);
+    let full = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(path);
     let bytes = std::fs::read(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()));
     let raw = read_jsonl(bytes.as_slice(), path).unwrap();
     let session = Session::from_raw(SessionKey::new("s", None), None, raw);
@@ -102,7 +104,11 @@ const FILES: [&str; 4] = [
 #[test]
 fn captured_python_sessions_convert_to_the_rules_messages() {
     for file in FILES {
-        assert_eq!(messages(&format!("kagent-captured/{file}")), expected(file), "{file}");
+        assert_eq!(
+            messages(&format!("kagent-captured/{file}")),
+            expected(file),
+            "{file}"
+        );
     }
 }
 
@@ -128,7 +134,12 @@ fn human_in_the_loop_calls_stay_the_agents_and_the_confirmation_is_dropped() {
     let conversion = convert(&session.events, &ConvertOptions::default());
     let tools: Vec<_> = kagent_evals::core::convert::tool_names(&conversion.messages).collect();
     assert_eq!(tools, ["ask_user", "search_users"]);
-    assert!(conversion.messages.iter().all(|m| m.role != "user" || m.tool_calls.is_none()));
+    assert!(
+        conversion
+            .messages
+            .iter()
+            .all(|m| m.role != "user" || m.tool_calls.is_none())
+    );
 
     let kept = convert(
         &session.events,
@@ -138,7 +149,10 @@ fn human_in_the_loop_calls_stay_the_agents_and_the_confirmation_is_dropped() {
         },
     );
     let tools: Vec<_> = kagent_evals::core::convert::tool_names(&kept.messages).collect();
-    assert_eq!(tools, ["ask_user", "adk_request_confirmation", "search_users"]);
+    assert_eq!(
+        tools,
+        ["ask_user", "adk_request_confirmation", "search_users"]
+    );
 }
 
 #[test]
@@ -176,7 +190,11 @@ fn the_summary_accounts_for_every_event() {
             let conversion = convert(&session.events, &ConvertOptions::default());
             assert_eq!(conversion.account.len(), session.events.len(), "{path}");
             let indexes: Vec<_> = conversion.account.iter().map(|a| a.index).collect();
-            assert_eq!(indexes, (0..session.events.len()).collect::<Vec<_>>(), "{path}");
+            assert_eq!(
+                indexes,
+                (0..session.events.len()).collect::<Vec<_>>(),
+                "{path}"
+            );
         }
     }
 }

@@ -9,25 +9,63 @@ use serde_json::{Map, Value};
 /// JSON shaped like ADK events often enough to reach deep into the converter.
 fn event_like() -> impl Strategy<Value = Value> {
     let keys = prop::sample::select(vec![
-        "author", "Author", "content", "Content", "parts", "text", "thought", "function_call",
-        "functionCall", "function_response", "name", "args", "response", "id", "invocation_id",
-        "InvocationID", "partial", "timestamp", "Timestamp", "usage_metadata", "total_token_count",
-        "actions", "end_of_agent", "isError", "result", "type", "role", "data",
+        "author",
+        "Author",
+        "content",
+        "Content",
+        "parts",
+        "text",
+        "thought",
+        "function_call",
+        "functionCall",
+        "function_response",
+        "name",
+        "args",
+        "response",
+        "id",
+        "invocation_id",
+        "InvocationID",
+        "partial",
+        "timestamp",
+        "Timestamp",
+        "usage_metadata",
+        "total_token_count",
+        "actions",
+        "end_of_agent",
+        "isError",
+        "result",
+        "type",
+        "role",
+        "data",
     ]);
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::from),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
-        prop::sample::select(vec!["user", "text", "adk_x", "", " ", "2026-01-01T00:00:00Z", "header_update"])
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
             .prop_map(Value::from),
+        prop::sample::select(vec![
+            "user",
+            "text",
+            "adk_x",
+            "",
+            " ",
+            "2026-01-01T00:00:00Z",
+            "header_update"
+        ])
+        .prop_map(Value::from),
         ".*".prop_map(Value::String),
     ];
     leaf.prop_recursive(6, 64, 6, move |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::vec((keys.clone(), inner), 0..6)
-                .prop_map(|entries| Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect::<Map<_, _>>())),
+            prop::collection::vec((keys.clone(), inner), 0..6).prop_map(|entries| Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect::<Map<_, _>>()
+            )),
         ]
     })
 }

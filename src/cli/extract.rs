@@ -78,21 +78,27 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
                 .into_iter()
                 .find(|(key, _)| key == id)
                 .map(|(_, group)| group);
-            group.ok_or_else(|| CommandError(format!("invocation {id} is not in session {}", session.key)))?
+            group.ok_or_else(|| {
+                CommandError(format!("invocation {id} is not in session {}", session.key))
+            })?
         }
     };
     let options = args.options();
     let text = if args.list_invocations {
-        let rows = split_by_invocation(events.iter().copied()).into_iter().map(|(id, group)| {
-            let conversion = convert::convert(group.iter().copied(), &options);
-            let tools = convert::tool_names(&conversion.messages).collect::<Vec<_>>().join(",");
-            [
-                if id.is_empty() { "(none)".into() } else { id },
-                group.len().to_string(),
-                conversion.messages.len().to_string(),
-                if tools.is_empty() { "-".into() } else { tools },
-            ]
-        });
+        let rows = split_by_invocation(events.iter().copied())
+            .into_iter()
+            .map(|(id, group)| {
+                let conversion = convert::convert(group.iter().copied(), &options);
+                let tools = convert::tool_names(&conversion.messages)
+                    .collect::<Vec<_>>()
+                    .join(",");
+                [
+                    if id.is_empty() { "(none)".into() } else { id },
+                    group.len().to_string(),
+                    conversion.messages.len().to_string(),
+                    if tools.is_empty() { "-".into() } else { tools },
+                ]
+            });
         table(["INVOCATION", "EVENTS", "MESSAGES", "TOOLS"], rows)
     } else if args.summary {
         let conversion = convert::convert(events.iter().copied(), &options);
@@ -120,7 +126,11 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
     if let Some(path) = &args.output {
         eprintln!("wrote {}", path.display());
     }
-    Ok(if issues > 0 { Status::Failed } else { Status::Ok })
+    Ok(if issues > 0 {
+        Status::Failed
+    } else {
+        Status::Ok
+    })
 }
 
 /// The one session with this id (and user, when given).
@@ -132,7 +142,10 @@ pub async fn fetch_one(
     let key = SessionKey::new(id, user.map(str::to_string));
     let mut found = source.fetch(std::slice::from_ref(&key)).await?;
     match found.len() {
-        0 => Err(CommandError(format!("session {key} not found in {}", source.describe()))),
+        0 => Err(CommandError(format!(
+            "session {key} not found in {}",
+            source.describe()
+        ))),
         1 => Ok(found.remove(0)),
         n => Err(CommandError(format!(
             "session id {id} belongs to {n} users in {}; name one with --user",
@@ -148,7 +161,11 @@ fn write_raw(raw: RawSession, args: &ExtractArgs) -> Result<Status, CommandError
     let mut lines = String::new();
     let mut redacted = Vec::new();
     for (row, event) in raw.raw.events.into_iter().zip(&session.events) {
-        if args.invocation_id.as_deref().is_some_and(|id| id != event.invocation()) {
+        if args
+            .invocation_id
+            .as_deref()
+            .is_some_and(|id| id != event.invocation())
+        {
             continue;
         }
         let mut value = row.value;
@@ -158,14 +175,25 @@ fn write_raw(raw: RawSession, args: &ExtractArgs) -> Result<Status, CommandError
     }
     emit(args.output.as_deref(), &lines)?;
     let written = lines.lines().count();
-    let target = args.output.as_ref().map_or("stdout".into(), |p| p.display().to_string());
+    let target = args
+        .output
+        .as_ref()
+        .map_or("stdout".into(), |p| p.display().to_string());
     eprintln!("wrote {written} events to {target}");
     redacted.sort();
     redacted.dedup();
     if redacted.is_empty() {
         eprintln!("redacted: nothing (no credential headers or JWTs found)");
     } else {
-        eprintln!("redacted {} secret field(s) to REDACTED: {}", redacted.len(), redacted.join(", "));
+        eprintln!(
+            "redacted {} secret field(s) to REDACTED: {}",
+            redacted.len(),
+            redacted.join(", ")
+        );
     }
-    Ok(if issues > 0 { Status::Failed } else { Status::Ok })
+    Ok(if issues > 0 {
+        Status::Failed
+    } else {
+        Status::Ok
+    })
 }

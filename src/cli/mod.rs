@@ -1,6 +1,8 @@
 //! The `kagent-evals` command line.
 
+mod documents;
 mod extract;
+mod match_cmd;
 mod output;
 
 use crate::source::{AnySource, SourceError, fixture::FixtureSource};
@@ -27,6 +29,8 @@ struct Cli {
 enum Command {
     /// Convert a session to an OpenAI-format trajectory, or explain the conversion.
     Extract(extract::ExtractArgs),
+    /// Compare two trajectories with agentevals' trajectory match.
+    Match(match_cmd::MatchArgs),
 }
 
 /// Where sessions are read from.
@@ -41,7 +45,9 @@ impl SourceArgs {
     pub fn build(&self) -> Result<AnySource, SourceError> {
         match &self.fixture {
             Some(path) => Ok(AnySource::Fixture(FixtureSource::open(path)?)),
-            None => Err(SourceError::Config("no source given: pass --fixture PATH".into())),
+            None => Err(SourceError::Config(
+                "no source given: pass --fixture PATH".into(),
+            )),
         }
     }
 }
@@ -79,7 +85,10 @@ impl From<SourceError> for CommandError {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.log.as_deref());
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -89,6 +98,7 @@ pub fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match cli.command {
             Command::Extract(args) => extract::run(args).await,
+            Command::Match(args) => match_cmd::run(args),
         }
     });
     match result {

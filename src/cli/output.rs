@@ -21,7 +21,10 @@ pub fn emit(path: Option<&Path>, text: &str) -> Result<(), CommandError> {
 }
 
 /// A borderless table with a header row, as `kubectl get` prints.
-pub fn table<const N: usize>(header: [&str; N], rows: impl IntoIterator<Item = [String; N]>) -> String {
+pub fn table<const N: usize>(
+    header: [&str; N],
+    rows: impl IntoIterator<Item = [String; N]>,
+) -> String {
     let mut table = Table::new();
     table.load_preset(NOTHING).set_header(header);
     for row in rows {

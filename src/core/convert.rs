@@ -151,7 +151,11 @@ impl Conversion {
             self.account.len(),
             contributed,
             self.messages.len(),
-            if unique.is_empty() { "(none)".to_string() } else { unique.join(", ") }
+            if unique.is_empty() {
+                "(none)".to_string()
+            } else {
+                unique.join(", ")
+            }
         )
     }
 }
@@ -165,7 +169,10 @@ pub fn tool_names(messages: &[Message]) -> impl Iterator<Item = &str> {
 }
 
 /// Convert events, oldest first, into messages and their account.
-pub fn convert<'e>(events: impl IntoIterator<Item = &'e Event>, options: &ConvertOptions) -> Conversion {
+pub fn convert<'e>(
+    events: impl IntoIterator<Item = &'e Event>,
+    options: &ConvertOptions,
+) -> Conversion {
     let mut out = Conversion::default();
     for (index, event) in events.into_iter().enumerate() {
         let account = convert_event(index, event, options, &mut out.messages);
@@ -195,7 +202,12 @@ impl AssistantBuffer {
     }
 }
 
-fn convert_event(index: usize, event: &Event, options: &ConvertOptions, messages: &mut Vec<Message>) -> EventAccount {
+fn convert_event(
+    index: usize,
+    event: &Event,
+    options: &ConvertOptions,
+    messages: &mut Vec<Message>,
+) -> EventAccount {
     let mut account = EventAccount {
         index,
         event_id: event.id.clone().unwrap_or_default(),
@@ -238,7 +250,9 @@ fn convert_event(index: usize, event: &Event, options: &ConvertOptions, messages
                     tool_call_id: id.clone().filter(|i| !i.is_empty()),
                     name: Some(name.clone()).filter(|n| !n.is_empty()),
                 });
-                account.contributed.push(Contribution::Result(name_or_unknown(name)));
+                account
+                    .contributed
+                    .push(Contribution::Result(name_or_unknown(name)));
             }
             Part::FunctionCall { id, name, args } => {
                 if options.is_dropped_tool(name) {
@@ -259,7 +273,9 @@ fn convert_event(index: usize, event: &Event, options: &ConvertOptions, messages
                     },
                     id: id.clone().filter(|i| !i.is_empty()),
                 });
-                account.contributed.push(Contribution::Call(name_or_unknown(name)));
+                account
+                    .contributed
+                    .push(Contribution::Call(name_or_unknown(name)));
             }
             Part::Text { thought: true, .. } if !options.include_thoughts => {
                 account.dropped.push("(thought)".into());
@@ -296,7 +312,11 @@ fn convert_event(index: usize, event: &Event, options: &ConvertOptions, messages
 }
 
 fn name_or_unknown(name: &str) -> String {
-    if name.is_empty() { "?".into() } else { name.into() }
+    if name.is_empty() {
+        "?".into()
+    } else {
+        name.into()
+    }
 }
 
 /// Whitespace collapsed, at most 44 characters.
@@ -318,43 +338,42 @@ const TOOL_ERROR_PREFIX: &str = "[tool error] ";
 /// `isError`), a one-key `{"result": ...}`-style wrapper is opened one level,
 /// text-block lists are joined, strings stay, anything else is compact JSON.
 pub fn stringify_tool_output(response: &Value, options: &ConvertOptions) -> String {
+    let unwrap = options.unwrap_tool_output;
     let mut prefix = "";
     let mut value = response;
     let joined_envelope;
-    if options.unwrap_tool_output {
-        if let Value::Object(obj) = value {
-            if let Some(Value::Array(blocks)) = obj.get("content") {
-                let allowed = |k: &String| {
-                    k == "content"
-                        || k == "isError"
-                        || (options.unwrap_structured_content && k == "structuredContent")
-                };
-                if let Some(joined) = join_text_blocks(blocks).filter(|_| obj.keys().all(allowed)) {
-                    if obj.get("isError").is_some_and(pyjson::truthy) {
-                        prefix = TOOL_ERROR_PREFIX;
-                    }
-                    joined_envelope = Value::String(joined);
-                    value = &joined_envelope;
-                }
-            }
+    let is_envelope_key = |k: &String| {
+        k == "content"
+            || k == "isError"
+            || (options.unwrap_structured_content && k == "structuredContent")
+    };
+    if unwrap
+        && let Value::Object(obj) = value
+        && let Some(Value::Array(blocks)) = obj.get("content")
+        && obj.keys().all(is_envelope_key)
+        && let Some(joined) = join_text_blocks(blocks)
+    {
+        if obj.get("isError").is_some_and(pyjson::truthy) {
+            prefix = TOOL_ERROR_PREFIX;
         }
-        if let Value::Object(obj) = value {
-            if obj.len() == 1 {
-                let (key, inner) = obj.iter().next().expect("one entry");
-                if ENVELOPE_KEYS.contains(&key.as_str()) {
-                    value = inner;
-                }
-            }
-        }
+        joined_envelope = Value::String(joined);
+        value = &joined_envelope;
+    }
+    if unwrap
+        && let Value::Object(obj) = value
+        && obj.len() == 1
+        && let Some((key, inner)) = obj.iter().next()
+        && ENVELOPE_KEYS.contains(&key.as_str())
+    {
+        value = inner;
     }
     let joined_list;
-    if options.unwrap_tool_output {
-        if let Value::Array(blocks) = value {
-            if let Some(joined) = join_text_blocks(blocks) {
-                joined_list = Value::String(joined);
-                value = &joined_list;
-            }
-        }
+    if unwrap
+        && let Value::Array(blocks) = value
+        && let Some(joined) = join_text_blocks(blocks)
+    {
+        joined_list = Value::String(joined);
+        value = &joined_list;
     }
     match value {
         Value::String(s) => format!("{prefix}{s}"),
@@ -379,7 +398,9 @@ fn join_text_blocks(blocks: &[Value]) -> Option<String> {
 
 /// Events grouped by invocation, groups in first-seen order. kagent's
 /// `header_update` pseudo-invocation is a group like any other.
-pub fn split_by_invocation<'e>(events: impl IntoIterator<Item = &'e Event>) -> Vec<(String, Vec<&'e Event>)> {
+pub fn split_by_invocation<'e>(
+    events: impl IntoIterator<Item = &'e Event>,
+) -> Vec<(String, Vec<&'e Event>)> {
     let mut groups: Vec<(String, Vec<&Event>)> = Vec::new();
     for event in events {
         let id = event.invocation();
@@ -408,24 +429,52 @@ mod tests {
         let o = ConvertOptions::default();
         let s = |v: Value| stringify_tool_output(&v, &o);
         assert_eq!(s(json!({"result": "sunny"})), "sunny");
-        assert_eq!(s(json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "isError": false})), "a\nb");
-        assert_eq!(s(json!({"content": [{"type": "text", "text": "boom"}], "isError": true})), "[tool error] boom");
+        assert_eq!(
+            s(
+                json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "isError": false})
+            ),
+            "a\nb"
+        );
+        assert_eq!(
+            s(json!({"content": [{"type": "text", "text": "boom"}], "isError": true})),
+            "[tool error] boom"
+        );
         assert_eq!(s(json!({"result": [{"type": "text", "text": "x"}]})), "x");
-        assert_eq!(s(json!({"result": {"b": 1, "a": [1.0, "é"]}})), r#"{"a":[1.0,"é"],"b":1}"#);
-        assert_eq!(s(json!({"content": [{"type": "image"}]})), r#"[{"type":"image"}]"#);
-        assert_eq!(s(json!({"content": [{"type": "text", "text": "t"}], "extra": 1})), r#"{"content":[{"text":"t","type":"text"}],"extra":1}"#);
+        assert_eq!(
+            s(json!({"result": {"b": 1, "a": [1.0, "é"]}})),
+            r#"{"a":[1.0,"é"],"b":1}"#
+        );
+        assert_eq!(
+            s(json!({"content": [{"type": "image"}]})),
+            r#"[{"type":"image"}]"#
+        );
+        assert_eq!(
+            s(json!({"content": [{"type": "text", "text": "t"}], "extra": 1})),
+            r#"{"content":[{"text":"t","type":"text"}],"extra":1}"#
+        );
         assert_eq!(s(json!(null)), "null");
         assert_eq!(s(json!(5)), "5");
         assert_eq!(s(json!({"content": [{"type": "text"}]})), "");
-        let structured = json!({"content": [{"type": "text", "text": "t"}], "structuredContent": {"t": 1}});
+        let structured =
+            json!({"content": [{"type": "text", "text": "t"}], "structuredContent": {"t": 1}});
         assert_eq!(s(structured.clone()), "t");
-        let reference = ConvertOptions { unwrap_structured_content: false, ..o.clone() };
+        let reference = ConvertOptions {
+            unwrap_structured_content: false,
+            ..o.clone()
+        };
         assert_eq!(
             stringify_tool_output(&structured, &reference),
             r#"{"content":[{"text":"t","type":"text"}],"structuredContent":{"t":1}}"#
         );
-        let raw = ConvertOptions { unwrap_tool_output: false, ..o };
-        assert_eq!(stringify_tool_output(&json!({"result": "x"}), &raw), r#"{"result":"x"}"#);
+        let raw = ConvertOptions {
+            unwrap_tool_output: false,
+            ..o
+        };
+        assert_eq!(
+            stringify_tool_output(&json!({"result": "x"}), &raw),
+            r#"{"result":"x"}"#
+        );
+        assert_eq!(stringify_tool_output(&json!("plain"), &raw), "plain");
     }
 
     #[test]
@@ -464,7 +513,10 @@ mod tests {
         let c = convert(&evs, &ConvertOptions::default());
         assert!(c.messages.is_empty());
         assert_eq!(c.account[0].describe(), "filtered: (thought)");
-        let with = ConvertOptions { include_thoughts: true, ..Default::default() };
+        let with = ConvertOptions {
+            include_thoughts: true,
+            ..Default::default()
+        };
         let c = convert(&evs, &with);
         assert_eq!(c.messages[0].content, json!("secret plan"));
         assert_eq!(c.account[0].describe(), "thought \"secret plan\"");
@@ -493,7 +545,10 @@ mod tests {
                 "text \"a long question that will not fit in one sn…\"",
             ]
         );
-        assert_eq!(c.footer(), "6 events, 1 contributed -> 1 messages, tools: (none)");
+        assert_eq!(
+            c.footer(),
+            "6 events, 1 contributed -> 1 messages, tools: (none)"
+        );
     }
 
     #[test]

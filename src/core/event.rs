@@ -23,6 +23,8 @@ pub struct Event {
     pub partial: bool,
     pub content: Content,
     pub usage: Option<Usage>,
+    /// The model that produced the event, for pricing.
+    pub model: Option<String>,
     pub end_of_agent: bool,
     pub error_code: Option<String>,
     pub error_message: Option<String>,
@@ -112,6 +114,7 @@ mod names {
     pub const PARTIAL: &[&str] = &["partial", "Partial"];
     pub const CONTENT: &[&str] = &["content", "Content"];
     pub const USAGE: &[&str] = &["usage_metadata", "UsageMetadata", "usageMetadata"];
+    pub const MODEL: &[&str] = &["model_version", "ModelVersion", "modelVersion"];
     pub const ACTIONS: &[&str] = &["actions", "Actions"];
     pub const END_OF_AGENT: &[&str] = &["end_of_agent", "EndOfAgent", "endOfAgent"];
     pub const ERROR_CODE: &[&str] = &["error_code", "ErrorCode", "errorCode"];
@@ -196,7 +199,11 @@ pub(crate) fn kind(value: &Value) -> &'static str {
 impl Reader {
     fn issue(&mut self, path: &str, problem: impl Into<String>) {
         self.issues.push(FieldIssue {
-            path: if path.is_empty() { "(event)".into() } else { path.into() },
+            path: if path.is_empty() {
+                "(event)".into()
+            } else {
+                path.into()
+            },
             problem: problem.into(),
         });
     }
@@ -205,7 +212,12 @@ impl Reader {
         self.issue(path, format!("expected {expected}, found {}", kind(found)));
     }
 
-    fn string(&mut self, obj: &Map<String, Value>, spellings: &[&'static str], prefix: &str) -> Option<String> {
+    fn string(
+        &mut self,
+        obj: &Map<String, Value>,
+        spellings: &[&'static str],
+        prefix: &str,
+    ) -> Option<String> {
         let (path, value) = lookup(obj, spellings, prefix)?;
         match value {
             Value::String(s) => Some(s.clone()),
@@ -229,7 +241,12 @@ impl Reader {
         }
     }
 
-    fn count(&mut self, obj: &Map<String, Value>, spellings: &[&'static str], prefix: &str) -> Option<u64> {
+    fn count(
+        &mut self,
+        obj: &Map<String, Value>,
+        spellings: &[&'static str],
+        prefix: &str,
+    ) -> Option<u64> {
         let (path, value) = lookup(obj, spellings, prefix)?;
         match value.as_u64() {
             Some(n) => Some(n),
@@ -270,6 +287,7 @@ impl Reader {
             partial: self.flag(obj, names::PARTIAL, ""),
             content: self.content(obj),
             usage: self.usage(obj),
+            model: self.string(obj, names::MODEL, ""),
             end_of_agent,
             error_code: self.scalar_text(obj, names::ERROR_CODE),
             error_message: self.string(obj, names::ERROR_MESSAGE, ""),
@@ -277,7 +295,11 @@ impl Reader {
     }
 
     /// Error codes are strings in Python and sometimes numbers elsewhere.
-    fn scalar_text(&mut self, obj: &Map<String, Value>, spellings: &[&'static str]) -> Option<String> {
+    fn scalar_text(
+        &mut self,
+        obj: &Map<String, Value>,
+        spellings: &[&'static str],
+    ) -> Option<String> {
         let (path, value) = lookup(obj, spellings, "")?;
         match value {
             Value::String(s) => Some(s.clone()),
@@ -348,7 +370,9 @@ impl Reader {
         if let Some((response_path, response)) = self.object(obj, names::FUNCTION_RESPONSE, path) {
             return Part::FunctionResponse {
                 id: self.string(response, names::ID, &response_path),
-                name: self.string(response, names::NAME, &response_path).unwrap_or_default(),
+                name: self
+                    .string(response, names::NAME, &response_path)
+                    .unwrap_or_default(),
                 response: lookup(response, names::RESPONSE, &response_path)
                     .map_or(Value::Null, |(_, v)| v.clone()),
             };
@@ -356,7 +380,9 @@ impl Reader {
         if let Some((call_path, call)) = self.object(obj, names::FUNCTION_CALL, path) {
             return Part::FunctionCall {
                 id: self.string(call, names::ID, &call_path),
-                name: self.string(call, names::NAME, &call_path).unwrap_or_default(),
+                name: self
+                    .string(call, names::NAME, &call_path)
+                    .unwrap_or_default(),
                 args: lookup(call, names::ARGS, &call_path).map_or(Value::Null, |(_, v)| v.clone()),
             };
         }
@@ -402,7 +428,10 @@ mod tests {
         let (a, ia) = Event::from_json(&python);
         let (b, ib) = Event::from_json(&go);
         let (c, ic) = Event::from_json(&tagged);
-        assert!(ia.is_empty() && ib.is_empty() && ic.is_empty(), "{ia:?} {ib:?} {ic:?}");
+        assert!(
+            ia.is_empty() && ib.is_empty() && ic.is_empty(),
+            "{ia:?} {ib:?} {ic:?}"
+        );
         assert_eq!(a, b);
         assert_eq!(b, c);
         assert_eq!(a.usage.unwrap().total(), 15);
@@ -418,14 +447,27 @@ mod tests {
         let (event, issues) = Event::from_json(&value);
         assert_eq!(event.invocation_id.as_deref(), Some("inv"));
         assert_eq!(event.author, None);
-        let Content::Parts { parts, .. } = &event.content else { panic!("{:?}", event.content) };
-        assert_eq!(parts[0], Part::Text { text: "hello".into(), thought: false });
+        let Content::Parts { parts, .. } = &event.content else {
+            panic!("{:?}", event.content)
+        };
+        assert_eq!(
+            parts[0],
+            Part::Text {
+                text: "hello".into(),
+                thought: false
+            }
+        );
         assert_eq!(parts[1], Part::Other);
         assert_eq!(parts[2], Part::Other);
         let paths: Vec<_> = issues.iter().map(|i| i.path.as_str()).collect();
         assert_eq!(
             paths,
-            ["author", "timestamp", "content.parts[1]", "content.parts[2].function_call"]
+            [
+                "author",
+                "timestamp",
+                "content.parts[1]",
+                "content.parts[2].function_call"
+            ]
         );
     }
 
@@ -436,16 +478,25 @@ mod tests {
             "function_response": {"name": "b", "response": {"result": 1}}
         }]}});
         let (event, _) = Event::from_json(&value);
-        let Content::Parts { parts, .. } = event.content else { panic!() };
+        let Content::Parts { parts, .. } = event.content else {
+            panic!()
+        };
         assert!(matches!(&parts[0], Part::FunctionResponse { name, .. } if name == "b"));
     }
 
     #[test]
     fn content_shapes_are_told_apart() {
-        assert_eq!(Event::from_json(&json!({"content": null})).0.content, Content::Missing);
         assert_eq!(
-            Event::from_json(&json!({"content": {"role": "model", "parts": []}})).0.content,
-            Content::NoParts { role: Some("model".into()) }
+            Event::from_json(&json!({"content": null})).0.content,
+            Content::Missing
+        );
+        assert_eq!(
+            Event::from_json(&json!({"content": {"role": "model", "parts": []}}))
+                .0
+                .content,
+            Content::NoParts {
+                role: Some("model".into())
+            }
         );
         let (event, issues) = Event::from_json(&json!({"content": "text"}));
         assert_eq!(event.content, Content::Missing);

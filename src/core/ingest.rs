@@ -74,7 +74,8 @@ pub fn parse_event(bytes: &[u8], origin: Origin) -> Result<RawEvent, Issue> {
             format!("not UTF-8 (invalid byte at offset {})", e.valid_up_to()),
         )
     })?;
-    let value: Value = serde_json::from_str(text).map_err(|e| Issue::new(&origin, json_problem(&e)))?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| Issue::new(&origin, json_problem(&e)))?;
     unwrap_row(value, origin)
 }
 
@@ -165,7 +166,11 @@ pub fn read_jsonl(mut reader: impl BufRead, file: &str) -> io::Result<RawEvents>
 
 /// Read the next line into `buf` (without its terminator), keeping at most
 /// `limit` bytes; returns the full line length, or `None` at end of input.
-fn read_bounded_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> io::Result<Option<usize>> {
+fn read_bounded_line(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> io::Result<Option<usize>> {
     buf.clear();
     let mut length = 0usize;
     let mut saw_any = false;
@@ -226,10 +231,22 @@ mod tests {
         let out = read(&input);
         assert_eq!(out.events.len(), 2);
         let messages: Vec<String> = out.issues.iter().map(|i| i.to_string()).collect();
-        assert!(messages[0].starts_with("s.jsonl:2: not JSON"), "{messages:?}");
-        assert_eq!(messages[1], "s.jsonl:3: expected a JSON object, found a list");
-        assert_eq!(messages[2], "s.jsonl:4: not UTF-8 (invalid byte at offset 9)");
-        assert!(messages[3].starts_with("s.jsonl:5: nested deeper than 128 levels"), "{messages:?}");
+        assert!(
+            messages[0].starts_with("s.jsonl:2: not JSON"),
+            "{messages:?}"
+        );
+        assert_eq!(
+            messages[1],
+            "s.jsonl:3: expected a JSON object, found a list"
+        );
+        assert_eq!(
+            messages[2],
+            "s.jsonl:4: not UTF-8 (invalid byte at offset 9)"
+        );
+        assert!(
+            messages[3].starts_with("s.jsonl:5: nested deeper than 128 levels"),
+            "{messages:?}"
+        );
     }
 
     #[test]
@@ -240,7 +257,10 @@ mod tests {
         assert_eq!(out.events.len(), 1);
         assert_eq!(
             out.issues[0].to_string(),
-            format!("s.jsonl:1: line is {} bytes, over the 16 MiB limit for one event", MAX_LINE_BYTES + 10)
+            format!(
+                "s.jsonl:1: line is {} bytes, over the 16 MiB limit for one event",
+                MAX_LINE_BYTES + 10
+            )
         );
     }
 
@@ -255,6 +275,10 @@ mod tests {
         assert_eq!(out.events.len(), 2);
         assert_eq!(out.events[0].value["author"], "user");
         assert_eq!(out.events[0].origin.to_string(), "s.jsonl:1: event ev-1");
-        assert!(out.issues[0].to_string().starts_with("s.jsonl:2: event ev-2: not JSON"));
+        assert!(
+            out.issues[0]
+                .to_string()
+                .starts_with("s.jsonl:2: event ev-2: not JSON")
+        );
     }
 }

@@ -8,5 +8,6 @@ pub mod event;
 pub mod ingest;
 pub mod pyjson;
 pub mod redact;
+pub mod score;
 pub mod session;
 pub mod trajectory;

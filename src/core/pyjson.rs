@@ -324,7 +324,10 @@ mod tests {
         assert!(eq(&json!(true), &json!(1)));
         assert!(eq(&json!(false), &json!(0.0)));
         assert!(!eq(&json!(true), &json!(2)));
-        assert!(!eq(&json!(9007199254740993_u64), &json!(9007199254740992.0)));
+        assert!(!eq(
+            &json!(9007199254740993_u64),
+            &json!(9007199254740992.0)
+        ));
         assert!(!eq(&json!("1"), &json!(1)));
         assert!(!eq(&json!(null), &json!({})));
     }
@@ -376,6 +379,21 @@ mod tests {
     }
 
     #[test]
+    fn floats_are_parsed_correctly_rounded() {
+        // Vectors and arguments round-trip through Python's repr; serde_json's
+        // fast path is off by one ulp on some of them without float_roundtrip.
+        for text in [
+            "0.1176470588235294",
+            "0.9032258064516128",
+            "0.09523809523809525",
+        ] {
+            let parsed: f64 = serde_json::from_str(text).unwrap();
+            assert_eq!(parsed, text.parse::<f64>().unwrap(), "{text}");
+            assert_eq!(float_repr(parsed), text);
+        }
+    }
+
+    #[test]
     fn python_str_and_repr() {
         assert_eq!(py_str(&json!("x")), "x");
         assert_eq!(py_str(&json!(null)), "None");
@@ -388,16 +406,33 @@ mod tests {
     #[test]
     fn whitespace_is_pythons() {
         assert_eq!(strip("\u{1c} a \u{3000}"), "a");
-        assert_eq!(split_whitespace(" a\u{1f}b  c ").collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(
+            split_whitespace(" a\u{1f}b  c ").collect::<Vec<_>>(),
+            ["a", "b", "c"]
+        );
         assert!(!is_space('\u{200b}'));
     }
 
     #[test]
     fn truthiness_is_pythons() {
-        for falsy in [json!(null), json!(false), json!(0), json!(0.0), json!(""), json!([]), json!({})] {
+        for falsy in [
+            json!(null),
+            json!(false),
+            json!(0),
+            json!(0.0),
+            json!(""),
+            json!([]),
+            json!({}),
+        ] {
             assert!(!truthy(&falsy), "{falsy}");
         }
-        for t in [json!(true), json!(-1), json!("0"), json!([0]), json!({"a": null})] {
+        for t in [
+            json!(true),
+            json!(-1),
+            json!("0"),
+            json!([0]),
+            json!({"a": null}),
+        ] {
             assert!(truthy(&t), "{t}");
         }
     }

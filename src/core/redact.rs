@@ -70,7 +70,9 @@ pub fn redact(value: &mut Value) -> Vec<String> {
 pub fn find_secrets(value: &Value) -> Vec<String> {
     let mut copy = value.clone();
     let mut found = Vec::new();
-    walk(&mut copy, &mut String::new(), &mut |path, _, _| found.push(path.to_string()));
+    walk(&mut copy, &mut String::new(), &mut |path, _, _| {
+        found.push(path.to_string())
+    });
     found
 }
 
@@ -103,7 +105,11 @@ fn walk(value: &mut Value, path: &mut String, found: &mut dyn FnMut(&str, &mut V
             }
         }
         Value::String(s) if JWT.is_match(s) => {
-            let at = if path.is_empty() { "(value)".to_string() } else { path.clone() };
+            let at = if path.is_empty() {
+                "(value)".to_string()
+            } else {
+                path.clone()
+            };
             found(&at, value, false);
         }
         _ => {}
@@ -142,7 +148,10 @@ mod tests {
         let headers = &event["actions"]["state_delta"]["headers"];
         assert_eq!(headers["Authorization"], "REDACTED");
         assert_eq!(headers["accept"], "*/*");
-        assert_eq!(event["content"]["parts"][0]["text"], "token was REDACTED, keep this");
+        assert_eq!(
+            event["content"]["parts"][0]["text"],
+            "token was REDACTED, keep this"
+        );
         assert!(find_secrets(&event).is_empty());
         assert!(redact(&mut event).is_empty(), "redaction is idempotent");
     }

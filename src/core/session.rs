@@ -55,7 +55,11 @@ impl Session {
             .iter()
             .map(|row| {
                 let (event, field_issues) = Event::from_json(&row.value);
-                issues.extend(field_issues.into_iter().map(|f| Issue::new(&row.origin, f.to_string())));
+                issues.extend(
+                    field_issues
+                        .into_iter()
+                        .map(|f| Issue::new(&row.origin, f.to_string())),
+                );
                 event
             })
             .collect();
@@ -74,7 +78,10 @@ impl Session {
             .filter(|e| e.author.as_deref() == Some("user"))
             .find_map(|e| match &e.content {
                 Content::Parts { parts, .. } => parts.iter().find_map(|p| match p {
-                    Part::Text { text, thought: false } => Some(text.as_str()),
+                    Part::Text {
+                        text,
+                        thought: false,
+                    } => Some(text.as_str()),
                     _ => None,
                 }),
                 _ => None,
@@ -83,7 +90,9 @@ impl Session {
 }
 
 /// A kagent Agent, named as in Kubernetes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct AgentRef {
     pub namespace: String,
     pub name: String,
@@ -115,7 +124,9 @@ impl std::str::FromStr for AgentRef {
 
     fn from_str(s: &str) -> Result<Self, String> {
         match s.split_once('/') {
-            Some((namespace, name)) if !namespace.is_empty() && !name.is_empty() && !name.contains('/') => {
+            Some((namespace, name))
+                if !namespace.is_empty() && !name.is_empty() && !name.contains('/') =>
+            {
                 Ok(AgentRef {
                     namespace: namespace.into(),
                     name: name.into(),

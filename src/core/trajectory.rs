@@ -62,7 +62,9 @@ impl TryFrom<ToolCallInput> for ToolCall {
                 name,
                 arguments: input.args.unwrap_or_else(|| Value::Object(Map::new())),
             },
-            (None, None) => return Err("a tool call needs `function` (or `name` and `args`)".into()),
+            (None, None) => {
+                return Err("a tool call needs `function` (or `name` and `args`)".into());
+            }
         };
         Ok(ToolCall {
             kind: input.kind.unwrap_or_else(|| "function".into()),
@@ -100,9 +102,13 @@ impl Message {
 /// Why a trajectory could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TrajectoryError {
-    #[error("message {message}: unknown role `{role}` (expected user, assistant, system, developer, tool or function)")]
+    #[error(
+        "message {message}: unknown role `{role}` (expected user, assistant, system, developer, tool or function)"
+    )]
     UnknownRole { message: usize, role: String },
-    #[error("message {message}: tool calls are allowed on assistant messages only, not on `{role}`")]
+    #[error(
+        "message {message}: tool calls are allowed on assistant messages only, not on `{role}`"
+    )]
     CallsOutsideAssistant { message: usize, role: String },
     #[error("message {message}, tool call {call} (`{name}`): {problem}")]
     BadArguments {
@@ -214,7 +220,10 @@ fn parse_call(call: &ToolCall, message: usize, index: usize) -> Result<Call, Tra
             name: name.clone(),
             args: map.clone(),
         }),
-        other => Err(bad(format!("arguments must be a JSON object, found {}", kind(other)))),
+        other => Err(bad(format!(
+            "arguments must be a JSON object, found {}",
+            kind(other)
+        ))),
     }
 }
 
@@ -295,19 +304,38 @@ mod tests {
         assert!(err.to_string().contains("unknown role `bogus`"));
         let err = parse(json!([{"role": "user", "tool_calls": [{"function": {"name": "a", "arguments": "{}"}}]}]))
             .unwrap_err();
-        assert!(matches!(err, TrajectoryError::CallsOutsideAssistant { message: 1, .. }));
+        assert!(matches!(
+            err,
+            TrajectoryError::CallsOutsideAssistant { message: 1, .. }
+        ));
         let err = parse(json!([{"role": "assistant", "tool_calls": [{"function": {"name": "a", "arguments": "{bad"}}]}]))
             .unwrap_err();
-        assert!(err.to_string().starts_with("message 1, tool call 1 (`a`): arguments are not valid JSON"));
+        assert!(
+            err.to_string()
+                .starts_with("message 1, tool call 1 (`a`): arguments are not valid JSON")
+        );
         let err = parse(json!([{"role": "assistant", "tool_calls": [{"function": {"name": "a", "arguments": "[1]"}}]}]))
             .unwrap_err();
-        assert!(err.to_string().ends_with("arguments must be a JSON object, found a list"));
+        assert!(
+            err.to_string()
+                .ends_with("arguments must be a JSON object, found a list")
+        );
     }
 
     #[test]
     fn message_lists_come_in_three_shapes() {
-        assert_eq!(messages_from_value(json!({"role": "user", "content": "x"})).unwrap().len(), 1);
-        assert_eq!(messages_from_value(json!({"messages": [{"role": "user"}]})).unwrap().len(), 1);
+        assert_eq!(
+            messages_from_value(json!({"role": "user", "content": "x"}))
+                .unwrap()
+                .len(),
+            1
+        );
+        assert_eq!(
+            messages_from_value(json!({"messages": [{"role": "user"}]}))
+                .unwrap()
+                .len(),
+            1
+        );
         assert!(messages_from_value(json!({"other": 1})).is_err());
         assert!(messages_from_value(json!("x")).is_err());
     }
@@ -319,7 +347,10 @@ mod tests {
             content: json!(""),
             tool_calls: Some(vec![ToolCall {
                 kind: "function".into(),
-                function: Function { name: "a".into(), arguments: json!("{}") },
+                function: Function {
+                    name: "a".into(),
+                    arguments: json!("{}"),
+                },
                 id: Some("c1".into()),
             }]),
             tool_call_id: None,

@@ -40,7 +40,11 @@ impl FixtureSource {
         } else {
             (vec![(stem(&root), root.clone())], true)
         };
-        Ok(FixtureSource { root, files, single })
+        Ok(FixtureSource {
+            root,
+            files,
+            single,
+        })
     }
 
     fn read(&self, id: &str, path: &Path) -> Result<RawSession, SourceError> {
@@ -63,7 +67,9 @@ impl FixtureSource {
 }
 
 fn stem(path: &Path) -> String {
-    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 impl SessionSource for FixtureSource {

@@ -61,12 +61,18 @@ pub trait SessionSource: Send + Sync {
     fn describe(&self) -> String;
 
     /// Sessions matching the query, most recently updated first.
-    fn list(&self, query: &SessionQuery) -> impl Future<Output = Result<Vec<SessionSummary>, SourceError>> + Send;
+    fn list(
+        &self,
+        query: &SessionQuery,
+    ) -> impl Future<Output = Result<Vec<SessionSummary>, SourceError>> + Send;
 
     /// The events of these sessions, oldest first within each. A key without
     /// a user matches the id for every user. Sessions not found are absent
     /// from the result.
-    fn fetch(&self, keys: &[SessionKey]) -> impl Future<Output = Result<Vec<RawSession>, SourceError>> + Send;
+    fn fetch(
+        &self,
+        keys: &[SessionKey],
+    ) -> impl Future<Output = Result<Vec<RawSession>, SourceError>> + Send;
 }
 
 /// Any of the sources, chosen at run time by a suite or the command line.

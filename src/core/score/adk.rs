@@ -1,0 +1,238 @@
+//! ADK's `tool_trajectory_avg_score`: per invocation 1.0 when the calls
+//! match, else 0.0; the score is the mean over invocations.
+
+use super::ConfigError;
+use crate::core::pyjson;
+use serde_json::Value;
+use std::fmt;
+
+/// A function call as ADK compares it: name and arguments, where `null`
+/// arguments differ from `{}` (pydantic keeps `None`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct ToolUse {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
+    pub args: Value,
+}
+
+impl ToolUse {
+    fn same_as(&self, other: &ToolUse) -> bool {
+        self.name == other.name && pyjson::eq(&self.args, &other.args)
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AdkMatchType {
+    /// Same calls, same order, nothing extra.
+    #[default]
+    Exact,
+    /// Expected calls appear in order; extra calls allowed.
+    InOrder,
+    /// Every expected call consumes an equal actual call; extra calls allowed.
+    AnyOrder,
+}
+
+impl AdkMatchType {
+    /// ADK's coercion: a name in any case with `-` or space for `_`, or 0/1/2.
+    pub fn parse(value: &Value) -> Result<Self, ConfigError> {
+        let from_index = |i: u64| match i {
+            0 => Some(AdkMatchType::Exact),
+            1 => Some(AdkMatchType::InOrder),
+            2 => Some(AdkMatchType::AnyOrder),
+            _ => None,
+        };
+        let parsed = match value {
+            Value::String(s) => match s.trim().to_uppercase().replace(['-', ' '], "_").as_str() {
+                "EXACT" => Some(AdkMatchType::Exact),
+                "IN_ORDER" => Some(AdkMatchType::InOrder),
+                "ANY_ORDER" => Some(AdkMatchType::AnyOrder),
+                _ => None,
+            },
+            Value::Number(n) => n.as_u64().and_then(from_index),
+            _ => None,
+        };
+        parsed.ok_or_else(|| {
+            ConfigError(format!(
+                "unknown match type {value} (expected EXACT, IN_ORDER, ANY_ORDER or 0, 1, 2)"
+            ))
+        })
+    }
+}
+
+impl fmt::Display for AdkMatchType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AdkMatchType::Exact => "EXACT",
+            AdkMatchType::InOrder => "IN_ORDER",
+            AdkMatchType::AnyOrder => "ANY_ORDER",
+        })
+    }
+}
+
+/// Whether one invocation's calls match the expected ones.
+pub fn invocation_matches(
+    actual: &[ToolUse],
+    expected: &[ToolUse],
+    match_type: AdkMatchType,
+) -> bool {
+    match match_type {
+        AdkMatchType::Exact => {
+            actual.len() == expected.len() && actual.iter().zip(expected).all(|(a, e)| a.same_as(e))
+        }
+        AdkMatchType::InOrder => {
+            let mut remaining = actual.iter();
+            expected
+                .iter()
+                .all(|e| remaining.by_ref().any(|a| a.same_as(e)))
+        }
+        AdkMatchType::AnyOrder => {
+            let mut pool: Vec<&ToolUse> = actual.iter().collect();
+            expected
+                .iter()
+                .all(|e| match pool.iter().position(|a| a.same_as(e)) {
+                    Some(i) => {
+                        pool.remove(i);
+                        true
+                    }
+                    None => false,
+                })
+        }
+    }
+}
+
+/// Per-invocation scores and their mean, as ADK adds them up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AverageScore {
+    pub per_invocation: Vec<f64>,
+    pub overall: f64,
+}
+
+/// ADK averages `total / count`, accumulated in invocation order.
+pub fn average(per_invocation: Vec<f64>) -> AverageScore {
+    let total = per_invocation.iter().fold(0.0, |sum, s| sum + s);
+    let overall = if per_invocation.is_empty() {
+        0.0
+    } else {
+        total / per_invocation.len() as f64
+    };
+    AverageScore {
+        per_invocation,
+        overall,
+    }
+}
+
+/// `tool_trajectory_avg_score` over paired invocations. ADK raises when the
+/// counts differ; so do we, and the caller decides whether that is an error
+/// of the suite or a failure of the session.
+pub fn tool_trajectory(
+    actual: &[Vec<ToolUse>],
+    expected: &[Vec<ToolUse>],
+    match_type: AdkMatchType,
+) -> Result<AverageScore, String> {
+    if actual.len() != expected.len() {
+        return Err(format!(
+            "{} invocation(s) in the session, {} expected",
+            actual.len(),
+            expected.len()
+        ));
+    }
+    Ok(average(
+        actual
+            .iter()
+            .zip(expected)
+            .map(|(a, e)| {
+                if invocation_matches(a, e, match_type) {
+                    1.0
+                } else {
+                    0.0
+                }
+            })
+            .collect(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn uses(names: &[&str]) -> Vec<ToolUse> {
+        names
+            .iter()
+            .map(|n| ToolUse {
+                name: Some(n.to_string()),
+                args: json!({}),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn match_types_follow_adk() {
+        let actual = uses(&["t1", "x", "t2", "t3"]);
+        assert!(invocation_matches(
+            &actual,
+            &uses(&["t1", "t2", "t3"]),
+            AdkMatchType::InOrder
+        ));
+        assert!(!invocation_matches(
+            &actual,
+            &uses(&["t2", "t1"]),
+            AdkMatchType::InOrder
+        ));
+        assert!(invocation_matches(
+            &actual,
+            &uses(&["t2", "t1"]),
+            AdkMatchType::AnyOrder
+        ));
+        assert!(!invocation_matches(
+            &actual,
+            &uses(&["t1", "t1"]),
+            AdkMatchType::AnyOrder
+        ));
+        assert!(!invocation_matches(
+            &actual,
+            &uses(&["t1", "t2", "t3"]),
+            AdkMatchType::Exact
+        ));
+        assert!(invocation_matches(&[], &[], AdkMatchType::Exact));
+        assert!(invocation_matches(&actual, &[], AdkMatchType::InOrder));
+        let null_args = ToolUse {
+            name: Some("t".into()),
+            args: Value::Null,
+        };
+        assert!(!invocation_matches(
+            &[null_args],
+            &uses(&["t"]),
+            AdkMatchType::Exact
+        ));
+    }
+
+    #[test]
+    fn match_type_coerces_like_adk() {
+        for (v, t) in [
+            (json!("in-order"), AdkMatchType::InOrder),
+            (json!(" any order "), AdkMatchType::AnyOrder),
+            (json!("Exact"), AdkMatchType::Exact),
+            (json!(2), AdkMatchType::AnyOrder),
+        ] {
+            assert_eq!(AdkMatchType::parse(&v).unwrap(), t);
+        }
+        assert!(AdkMatchType::parse(&json!("sometimes")).is_err());
+        assert!(AdkMatchType::parse(&json!(3)).is_err());
+    }
+
+    #[test]
+    fn the_score_is_the_mean_and_counts_must_agree() {
+        let score = tool_trajectory(
+            &[uses(&["a"]), uses(&["b"]), uses(&["c"])],
+            &[uses(&["a"]), uses(&["x"]), uses(&["c"])],
+            AdkMatchType::Exact,
+        )
+        .unwrap();
+        assert_eq!(score.per_invocation, [1.0, 0.0, 1.0]);
+        assert_eq!(score.overall, 2.0 / 3.0);
+        assert!(tool_trajectory(&[uses(&["a"])], &[], AdkMatchType::Exact).is_err());
+    }
+}
