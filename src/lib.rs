@@ -6,4 +6,6 @@
 
 pub mod cli;
 pub mod core;
+pub mod k8s;
+pub mod runner;
 pub mod source;

@@ -60,7 +60,7 @@ pub fn run(args: MatchArgs) -> Result<Status, CommandError> {
     let verdict = trajectory_match(&outputs, &reference, &config);
     let line =
         serde_json::json!({"key": verdict.key, "score": verdict.score, "comment": verdict.comment});
-    println!("{line}");
+    super::output::emit(None, &format!("{line}\n"))?;
     Ok(if verdict.passed {
         Status::Ok
     } else {

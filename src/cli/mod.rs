@@ -4,10 +4,14 @@ mod documents;
 mod extract;
 mod match_cmd;
 mod output;
+mod run;
+mod score;
+mod suite;
 
+use crate::core::suite::spec::{SourceKind, SourceSpec};
 use crate::source::{AnySource, SourceError, fixture::FixtureSource};
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -31,6 +35,17 @@ enum Command {
     Extract(extract::ExtractArgs),
     /// Compare two trajectories with agentevals' trajectory match.
     Match(match_cmd::MatchArgs),
+    /// Run suites against sessions and report; exit 0 all passed, 1 a case failed, 2 the run could not be done.
+    Run(run::RunArgs),
+    /// Score one trajectory with one evaluator.
+    Score(score::ScoreArgs),
+    /// Work with suite files.
+    Suite {
+        #[command(subcommand)]
+        command: suite::SuiteCommand,
+    },
+    /// Print the EvalSuite and EvalRun CustomResourceDefinitions.
+    Crd,
 }
 
 /// Where sessions are read from.
@@ -42,11 +57,35 @@ pub struct SourceArgs {
 }
 
 impl SourceArgs {
+    /// The source the command line names.
     pub fn build(&self) -> Result<AnySource, SourceError> {
-        match &self.fixture {
-            Some(path) => Ok(AnySource::Fixture(FixtureSource::open(path)?)),
+        self.build_for(None, Path::new("."))
+    }
+
+    /// The command line's source, else the suite's (`base` is the suite
+    /// file's folder, which fixture paths are relative to).
+    pub fn build_for(
+        &self,
+        suite_source: Option<&SourceSpec>,
+        base: &Path,
+    ) -> Result<AnySource, SourceError> {
+        if let Some(path) = &self.fixture {
+            return Ok(AnySource::Fixture(FixtureSource::open(path)?));
+        }
+        match suite_source {
+            Some(SourceSpec {
+                kind: SourceKind::Fixture,
+                fixture: Some(fixture),
+                ..
+            }) => Ok(AnySource::Fixture(FixtureSource::open(
+                base.join(&fixture.path),
+            )?)),
+            Some(other) => Err(SourceError::Config(format!(
+                "the suite's {:?} source needs its connection flags",
+                other.kind
+            ))),
             None => Err(SourceError::Config(
-                "no source given: pass --fixture PATH".into(),
+                "no source: pass --fixture PATH, or set the suite's spec.source".into(),
             )),
         }
     }
@@ -99,6 +138,10 @@ pub fn main() -> ExitCode {
         match cli.command {
             Command::Extract(args) => extract::run(args).await,
             Command::Match(args) => match_cmd::run(args),
+            Command::Run(args) => run::run(args).await,
+            Command::Score(args) => score::run(args),
+            Command::Suite { command } => suite::run(command),
+            Command::Crd => suite::print_crds(),
         }
     });
     match result {

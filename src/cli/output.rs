@@ -12,10 +12,14 @@ pub fn emit(path: Option<&Path>, text: &str) -> Result<(), CommandError> {
             .map_err(|e| CommandError(format!("cannot write {}: {e}", path.display()))),
         None => {
             let mut stdout = std::io::stdout().lock();
-            stdout
+            match stdout
                 .write_all(text.as_bytes())
                 .and_then(|_| stdout.flush())
-                .map_err(|e| CommandError(format!("cannot write to stdout: {e}")))
+            {
+                // A reader that stopped early (`| head`) is not an error.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                other => other.map_err(|e| CommandError(format!("cannot write to stdout: {e}"))),
+            }
         }
     }
 }

@@ -8,6 +8,8 @@ pub mod event;
 pub mod ingest;
 pub mod pyjson;
 pub mod redact;
+pub mod schedule;
 pub mod score;
 pub mod session;
+pub mod suite;
 pub mod trajectory;

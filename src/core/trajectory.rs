@@ -121,6 +121,18 @@ pub enum TrajectoryError {
     Shape(String),
 }
 
+impl TrajectoryError {
+    /// The 1-based message the error is in, when it is in one.
+    pub fn message(&self) -> Option<usize> {
+        match self {
+            TrajectoryError::UnknownRole { message, .. }
+            | TrajectoryError::CallsOutsideAssistant { message, .. }
+            | TrajectoryError::BadArguments { message, .. } => Some(*message),
+            TrajectoryError::Shape(_) => None,
+        }
+    }
+}
+
 /// The roles after LangChain's aliasing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {

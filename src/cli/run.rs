@@ -1,0 +1,76 @@
+//! `kagent-evals run`: score suites against sessions and report.
+
+use super::output::emit;
+use super::{CommandError, SourceArgs, Status};
+use crate::core::suite::load::load_compiled;
+use crate::core::suite::render;
+use crate::core::suite::run::Report;
+use crate::runner::run_suite;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Junit,
+    Markdown,
+}
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// An EvalSuite manifest (one or more documents), a kagent-agentevals suite, or an ADK EvalSet.
+    file: PathBuf,
+    #[command(flatten)]
+    source: SourceArgs,
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+    /// Write the report here instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+pub async fn run(args: RunArgs) -> Result<Status, CommandError> {
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| CommandError(format!("cannot read {}: {e}", args.file.display())))?;
+    let suites = load_compiled(&args.file.display().to_string(), &text)
+        .map_err(|e| CommandError(e.to_string()))?;
+    let base = args.file.parent().map(PathBuf::from).unwrap_or_default();
+    let now = jiff::Timestamp::now();
+    let mut reports = Vec::new();
+    for (loaded, compiled) in &suites {
+        let source = args.source.build_for(loaded.spec.source.as_ref(), &base)?;
+        reports.push(run_suite(compiled, &source, now).await?);
+    }
+    emit(args.output.as_deref(), &render_all(&reports, args.format))?;
+    Ok(worst(&reports))
+}
+
+fn render_all(reports: &[Report], format: Format) -> String {
+    match (format, reports) {
+        (Format::Json, [one]) => render::json(one),
+        (Format::Json, many) => {
+            let mut text = serde_json::to_string_pretty(many).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        (Format::Junit, many) => render::junit(many),
+        (Format::Table, many) => many
+            .iter()
+            .map(render::table)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        (Format::Markdown, many) => many
+            .iter()
+            .map(render::markdown)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+fn worst(reports: &[Report]) -> Status {
+    match reports.iter().map(Report::exit_code).max().unwrap_or(0) {
+        0 => Status::Ok,
+        1 => Status::Failed,
+        _ => Status::Error,
+    }
+}

@@ -1,0 +1,63 @@
+//! `kagent-evals score`: one evaluator against one trajectory.
+
+use super::documents::load_value;
+use super::{CommandError, Status};
+use crate::core::convert::ConvertOptions;
+use crate::core::ingest::read_jsonl;
+use crate::core::session::{Session, SessionKey};
+use crate::core::suite::compile::{CompiledCase, Selector, compile_evaluator};
+use crate::core::suite::evaluate::{SessionView, evaluate};
+use crate::core::suite::spec::{Defaults, EvaluatorSpec};
+use crate::core::trajectory::messages_from_value;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct ScoreArgs {
+    /// One evaluator as in a case (name, type, and its settings), YAML or JSON.
+    #[arg(long, value_name = "FILE")]
+    evaluator: PathBuf,
+    /// OpenAI-format messages (JSON/YAML), or ADK events (`.jsonl`).
+    #[arg(long, value_name = "FILE")]
+    trajectory: PathBuf,
+}
+
+pub fn run(args: ScoreArgs) -> Result<Status, CommandError> {
+    let file = args.evaluator.display().to_string();
+    let spec: EvaluatorSpec = serde_json::from_value(load_value(&args.evaluator)?)
+        .map_err(|e| CommandError(format!("{file}: {e}")))?;
+    let defaults = Defaults::default();
+    let compiled = compile_evaluator(&spec, &defaults, "")
+        .map_err(|e| CommandError(format!("{file}: {e}")))?;
+    let session;
+    let view = if args.trajectory.extension().is_some_and(|e| e == "jsonl") {
+        let bytes = std::fs::read(&args.trajectory)
+            .map_err(|e| CommandError(format!("cannot read {}: {e}", args.trajectory.display())))?;
+        let raw = read_jsonl(bytes.as_slice(), &args.trajectory.display().to_string())
+            .map_err(|e| CommandError(format!("cannot read {}: {e}", args.trajectory.display())))?;
+        session = Session::from_raw(SessionKey::new("trajectory", None), None, raw);
+        super::output::warn_issues(&session.issues);
+        let case = CompiledCase {
+            name: "score".into(),
+            selector: Selector::All,
+            invocation_id: None,
+            evaluators: Vec::new(),
+            min_pass_rate: 1.0,
+            allow_no_sessions: false,
+            convert: ConvertOptions::default(),
+        };
+        SessionView::new(&session, &case)
+    } else {
+        let messages = messages_from_value(load_value(&args.trajectory)?)
+            .map_err(|e| CommandError(format!("{}: {e}", args.trajectory.display())))?;
+        SessionView::from_messages(messages)
+    }
+    .map_err(|e| CommandError(format!("{}: {e}", args.trajectory.display())))?;
+    let verdict = evaluate(&compiled.evaluator, &view).map_err(CommandError)?;
+    let line = serde_json::json!({"key": verdict.key, "score": verdict.score, "passed": verdict.passed, "comment": verdict.comment});
+    super::output::emit(None, &format!("{line}\n"))?;
+    Ok(if verdict.passed {
+        Status::Ok
+    } else {
+        Status::Failed
+    })
+}

@@ -1,0 +1,541 @@
+//! A suite spec checked and turned into ready-to-run evaluators. Every
+//! problem names the field it is in (`spec.cases[1].evaluators[0]...`).
+
+use super::spec::{
+    Case, Defaults, EvaluatorSpec, EvaluatorType, ResponseMatchSpec, SelectionMetric, SessionMatch,
+    SuiteSpec,
+};
+use crate::core::convert::ConvertOptions;
+use crate::core::schedule::Schedule;
+use crate::core::score::ConfigError;
+use crate::core::score::adk::{AdkMatchType, ToolUse};
+use crate::core::score::args::{ArgsConfig, Override};
+use crate::core::score::golden::{Budget, ExpectedCall, Price};
+use crate::core::score::trajectory_match::{MatchConfig, MatchMode, Matching};
+use crate::core::session::AgentRef;
+use crate::core::trajectory::{Step, messages_from_value, steps};
+use jiff::SignedDuration;
+use regex::Regex;
+use serde_json::Value;
+use std::fmt;
+
+/// A problem in a suite, at a field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SuiteError {
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for SuiteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+impl std::error::Error for SuiteError {}
+
+fn error(path: impl Into<String>, message: impl fmt::Display) -> SuiteError {
+    SuiteError {
+        path: path.into(),
+        message: message.to_string(),
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct CompiledSuite {
+    pub name: String,
+    pub agent: Option<AgentRef>,
+    pub since: Option<SignedDuration>,
+    pub limit: Option<usize>,
+    pub include_sub_agent_sessions: bool,
+    pub cases: Vec<CompiledCase>,
+}
+
+#[derive(Clone, Debug)]
+pub struct CompiledCase {
+    pub name: String,
+    pub selector: Selector,
+    pub invocation_id: Option<String>,
+    pub evaluators: Vec<CompiledEvaluator>,
+    pub min_pass_rate: f64,
+    pub allow_no_sessions: bool,
+    pub convert: ConvertOptions,
+}
+
+/// Which sessions a case scores.
+#[derive(Clone, Debug)]
+pub enum Selector {
+    SessionId(String),
+    FirstUserMessage(TextMatch),
+    All,
+}
+
+#[derive(Clone, Debug)]
+pub enum TextMatch {
+    Contains(String),
+    Regex(Regex),
+}
+
+impl TextMatch {
+    pub fn matches(&self, text: &str) -> bool {
+        match self {
+            TextMatch::Contains(needle) => text.contains(needle.as_str()),
+            TextMatch::Regex(re) => re.is_match(text),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct CompiledEvaluator {
+    pub name: String,
+    pub kind: EvaluatorType,
+    pub evaluator: Evaluator,
+}
+
+/// An evaluator with its settings checked and parsed.
+#[derive(Clone, Debug)]
+pub enum Evaluator {
+    ToolsUsed {
+        expected: Vec<String>,
+        mode: MatchMode,
+        matching: Matching,
+    },
+    TrajectoryMatch {
+        reference: Vec<Step>,
+        config: MatchConfig,
+    },
+    ToolTrajectory {
+        expected: Vec<Vec<ToolUse>>,
+        match_type: AdkMatchType,
+        threshold: f64,
+    },
+    ResponseMatch {
+        reference: ResponseReference,
+        threshold: f64,
+    },
+    ToolSelection {
+        expected: Vec<String>,
+        metric: SelectionMetric,
+        threshold: f64,
+    },
+    ArgumentCorrectness {
+        calls: Vec<ExpectedCall>,
+        threshold: f64,
+    },
+    TrajectoryDrift {
+        reference: Vec<String>,
+        threshold: f64,
+    },
+    Loops {
+        window: usize,
+        min_repeats: usize,
+    },
+    Safety {
+        required: Vec<String>,
+        forbidden: Vec<String>,
+    },
+    Budget {
+        budget: Budget,
+        prices: Vec<Price>,
+        per_invocation: bool,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub enum ResponseReference {
+    /// Compared with the final response of the last invocation.
+    Last(String),
+    /// One per invocation, in order.
+    PerInvocation(Vec<String>),
+}
+
+/// `24h`, `90m`, `7d` (days of 24 hours) or ISO 8601 `PT24H`.
+pub fn parse_duration(text: &str) -> Result<SignedDuration, String> {
+    let span: jiff::Span = text
+        .trim()
+        .parse()
+        .map_err(|e| format!("`{text}` is not a duration like 24h, 90m or 7d: {e}"))?;
+    let duration = span
+        .to_duration(jiff::SpanRelativeTo::days_are_24_hours())
+        .map_err(|e| format!("`{text}`: {e}"))?;
+    if duration.is_negative() {
+        return Err(format!("`{text}` is negative"));
+    }
+    Ok(duration)
+}
+
+/// Check a suite and build its evaluators; `at` is the path of the spec
+/// (`spec` for a manifest).
+pub fn compile(name: &str, spec: &SuiteSpec, at: &str) -> Result<CompiledSuite, SuiteError> {
+    let since = spec
+        .sessions
+        .since
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .map_err(|e| error(format!("{at}.sessions.since"), e))?;
+    if let Some(zone) = &spec.time_zone {
+        jiff::tz::TimeZone::get(zone).map_err(|_| {
+            error(
+                format!("{at}.timeZone"),
+                format!("`{zone}` is not an IANA time zone"),
+            )
+        })?;
+    }
+    if let Some(schedule) = &spec.schedule {
+        Schedule::parse(schedule, spec.time_zone.as_deref())
+            .map_err(|e| error(format!("{at}.schedule"), e))?;
+    }
+    let mut names = std::collections::BTreeSet::new();
+    let cases = spec
+        .cases
+        .iter()
+        .enumerate()
+        .map(|(i, case)| {
+            let path = format!("{at}.cases[{i}]");
+            if !names.insert(case.name.as_str()) {
+                return Err(error(
+                    format!("{path}.name"),
+                    format!("`{}` names two cases", case.name),
+                ));
+            }
+            compile_case(case, spec, &path)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if cases.is_empty() {
+        return Err(error(
+            format!("{at}.cases"),
+            "a suite needs at least one case",
+        ));
+    }
+    Ok(CompiledSuite {
+        name: name.to_string(),
+        agent: spec.agent_ref.clone(),
+        since,
+        limit: spec.sessions.limit.map(|l| l as usize),
+        include_sub_agent_sessions: spec.sessions.include_sub_agent_sessions,
+        cases,
+    })
+}
+
+fn compile_case(case: &Case, spec: &SuiteSpec, path: &str) -> Result<CompiledCase, SuiteError> {
+    let selector = match (&case.session_id, &case.session_match) {
+        (Some(_), Some(_)) => {
+            return Err(error(
+                path,
+                "select sessions by sessionId or by match, not both",
+            ));
+        }
+        (Some(id), None) => Selector::SessionId(id.clone()),
+        (None, Some(m)) => Selector::FirstUserMessage(text_match(m, &format!("{path}.match"))?),
+        (None, None) => Selector::All,
+    };
+    if !(0.0..=1.0).contains(&case.min_pass_rate) {
+        return Err(error(
+            format!("{path}.minPassRate"),
+            "must be between 0 and 1",
+        ));
+    }
+    if case.evaluators.is_empty() {
+        return Err(error(
+            format!("{path}.evaluators"),
+            "a case needs at least one evaluator",
+        ));
+    }
+    let mut names = std::collections::BTreeSet::new();
+    let evaluators = case
+        .evaluators
+        .iter()
+        .enumerate()
+        .map(|(j, e)| {
+            let at = format!("{path}.evaluators[{j}]");
+            if !names.insert(e.name.as_str()) {
+                return Err(error(
+                    format!("{at}.name"),
+                    format!("`{}` names two evaluators of this case", e.name),
+                ));
+            }
+            compile_evaluator(e, &spec.defaults, &at)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut deny_tools = spec.defaults.deny_tools.clone();
+    deny_tools.extend(case.deny_tools.iter().cloned());
+    Ok(CompiledCase {
+        name: case.name.clone(),
+        selector,
+        invocation_id: case.invocation_id.clone(),
+        evaluators,
+        min_pass_rate: case.min_pass_rate,
+        allow_no_sessions: case.allow_no_sessions,
+        convert: ConvertOptions {
+            drop_internal_tools: case
+                .drop_internal_tools
+                .unwrap_or(spec.defaults.drop_internal_tools),
+            deny_tools,
+            include_thoughts: spec.defaults.include_thoughts,
+            ..ConvertOptions::default()
+        },
+    })
+}
+
+fn text_match(m: &SessionMatch, path: &str) -> Result<TextMatch, SuiteError> {
+    match (&m.contains, &m.regex) {
+        (Some(text), None) => Ok(TextMatch::Contains(text.clone())),
+        (None, Some(pattern)) => Regex::new(pattern).map(TextMatch::Regex).map_err(|e| {
+            error(
+                format!("{path}.regex"),
+                format!("not a regular expression: {e}"),
+            )
+        }),
+        _ => Err(error(path, "match needs exactly one of contains or regex")),
+    }
+}
+
+/// The settings field of the evaluator's type, or an error naming it.
+fn settings<'a, T>(
+    field: &'a Option<T>,
+    kind: EvaluatorType,
+    at: &str,
+) -> Result<&'a T, SuiteError> {
+    field.as_ref().ok_or_else(|| {
+        error(
+            format!("{at}.{kind}"),
+            format!("an evaluator of type {kind} needs its settings in `{kind}`"),
+        )
+    })
+}
+
+/// Check one evaluator; `defaults` are its suite's, `at` its field path.
+pub fn compile_evaluator(
+    e: &EvaluatorSpec,
+    defaults: &Defaults,
+    at: &str,
+) -> Result<CompiledEvaluator, SuiteError> {
+    let present: Vec<&str> = EvaluatorType::ALL
+        .iter()
+        .filter(|t| e.has_settings(**t))
+        .map(|t| t.field())
+        .collect();
+    if let Some(other) = present.iter().find(|f| **f != e.kind.field()) {
+        return Err(error(
+            format!("{at}.{other}"),
+            format!("settings for {other} on an evaluator of type {}", e.kind),
+        ));
+    }
+    let here = |field: &str| format!("{at}.{}.{field}", e.kind);
+    let evaluator = match e.kind {
+        EvaluatorType::ToolsUsed => {
+            let s = settings(&e.tools_used, e.kind, at)?;
+            if s.mode == MatchMode::Strict {
+                return Err(error(
+                    here("mode"),
+                    "toolsUsed cannot be strict: a list of tool names has no messages",
+                ));
+            }
+            non_empty(&s.expected, &here("expected"))?;
+            Evaluator::ToolsUsed {
+                expected: s.expected.clone(),
+                mode: s.mode,
+                matching: s.matching,
+            }
+        }
+        EvaluatorType::TrajectoryMatch => {
+            let s = settings(&e.trajectory_match, e.kind, at)?;
+            let messages = messages_from_value(Value::Array(s.reference.clone()))
+                .map_err(|err| error(here("reference"), err))?;
+            let reference = steps(&messages).map_err(|err| {
+                let at = match err.message() {
+                    Some(n) => format!("{}[{}]", here("reference"), n - 1),
+                    None => here("reference"),
+                };
+                error(at, err)
+            })?;
+            let mut args = ArgsConfig {
+                default: s.args_mode.unwrap_or(defaults.args_mode),
+                overrides: Default::default(),
+            };
+            for (k, o) in s.overrides.iter().enumerate() {
+                let parsed = match (o.mode, &o.keys) {
+                    (Some(mode), None) => Override::Mode(mode),
+                    (None, Some(keys)) => Override::Keys(keys.clone()),
+                    _ => {
+                        return Err(error(
+                            format!("{}[{k}]", here("overrides")),
+                            "set exactly one of mode or keys",
+                        ));
+                    }
+                };
+                args.overrides.insert(o.tool.clone(), parsed);
+            }
+            Evaluator::TrajectoryMatch {
+                reference,
+                config: MatchConfig {
+                    mode: s.mode,
+                    args,
+                    matching: s.matching,
+                },
+            }
+        }
+        EvaluatorType::ToolTrajectory => {
+            let s = settings(&e.tool_trajectory, e.kind, at)?;
+            let match_type = match &s.match_type {
+                None => AdkMatchType::Exact,
+                Some(v) => {
+                    AdkMatchType::parse(v).map_err(|ConfigError(m)| error(here("matchType"), m))?
+                }
+            };
+            Evaluator::ToolTrajectory {
+                expected: s.invocations.iter().map(|i| i.tool_uses.clone()).collect(),
+                match_type,
+                threshold: unit(s.threshold, &here("threshold"))?,
+            }
+        }
+        EvaluatorType::ResponseMatch => {
+            let s: &ResponseMatchSpec = settings(&e.response_match, e.kind, at)?;
+            let reference = match (&s.reference, &s.invocations) {
+                (Some(text), None) => ResponseReference::Last(text.clone()),
+                (None, Some(each)) => ResponseReference::PerInvocation(
+                    each.iter().map(|r| r.final_response.clone()).collect(),
+                ),
+                _ => {
+                    return Err(error(
+                        format!("{at}.responseMatch"),
+                        "set exactly one of reference or invocations",
+                    ));
+                }
+            };
+            Evaluator::ResponseMatch {
+                reference,
+                threshold: unit(s.threshold, &here("threshold"))?,
+            }
+        }
+        EvaluatorType::ToolSelection => {
+            let s = settings(&e.tool_selection, e.kind, at)?;
+            non_empty(&s.expected, &here("expected"))?;
+            Evaluator::ToolSelection {
+                expected: s.expected.clone(),
+                metric: s.metric,
+                threshold: unit(s.threshold, &here("threshold"))?,
+            }
+        }
+        EvaluatorType::ArgumentCorrectness => {
+            let s = settings(&e.argument_correctness, e.kind, at)?;
+            non_empty(&s.calls, &here("calls"))?;
+            Evaluator::ArgumentCorrectness {
+                calls: s
+                    .calls
+                    .iter()
+                    .map(|c| ExpectedCall {
+                        name: c.name.clone(),
+                        args: c.args.clone(),
+                        keys: c.keys.clone(),
+                    })
+                    .collect(),
+                threshold: unit(s.threshold, &here("threshold"))?,
+            }
+        }
+        EvaluatorType::TrajectoryDrift => {
+            let s = settings(&e.trajectory_drift, e.kind, at)?;
+            Evaluator::TrajectoryDrift {
+                reference: s.reference.clone(),
+                threshold: unit(s.threshold, &here("threshold"))?,
+            }
+        }
+        EvaluatorType::Loops => {
+            let s = settings(&e.loops, e.kind, at)?;
+            if s.window < 2 || s.min_repeats < 2 {
+                return Err(error(at, "loops needs window and minRepeats of at least 2"));
+            }
+            Evaluator::Loops {
+                window: s.window as usize,
+                min_repeats: s.min_repeats as usize,
+            }
+        }
+        EvaluatorType::Safety => {
+            let s = settings(&e.safety, e.kind, at)?;
+            if s.required.is_empty() && s.forbidden.is_empty() {
+                return Err(error(
+                    format!("{at}.safety"),
+                    "safety needs required or forbidden tools",
+                ));
+            }
+            Evaluator::Safety {
+                required: s.required.clone(),
+                forbidden: s.forbidden.clone(),
+            }
+        }
+        EvaluatorType::Budget => {
+            let s = settings(&e.budget, e.kind, at)?;
+            if s.max_steps.is_none()
+                && s.max_tokens.is_none()
+                && s.max_latency_seconds.is_none()
+                && s.max_cost.is_none()
+            {
+                return Err(error(
+                    format!("{at}.budget"),
+                    "budget needs at least one limit",
+                ));
+            }
+            if s.max_cost.is_some() && s.prices.is_empty() {
+                return Err(error(here("prices"), "maxCost needs prices"));
+            }
+            Evaluator::Budget {
+                budget: Budget {
+                    max_steps: s.max_steps,
+                    max_tokens: s.max_tokens,
+                    max_latency_seconds: s.max_latency_seconds,
+                    max_cost: s.max_cost,
+                },
+                prices: s
+                    .prices
+                    .iter()
+                    .map(|p| Price {
+                        model: p.model.clone(),
+                        prompt_per_million: p.prompt_per_million_tokens,
+                        completion_per_million: p.completion_per_million_tokens,
+                    })
+                    .collect(),
+                per_invocation: s.per_invocation,
+            }
+        }
+    };
+    Ok(CompiledEvaluator {
+        name: e.name.clone(),
+        kind: e.kind,
+        evaluator,
+    })
+}
+
+fn non_empty<T>(items: &[T], path: &str) -> Result<(), SuiteError> {
+    if items.is_empty() {
+        Err(error(path, "must not be empty"))
+    } else {
+        Ok(())
+    }
+}
+
+fn unit(threshold: f64, path: &str) -> Result<f64, SuiteError> {
+    if (0.0..=1.0).contains(&threshold) {
+        Ok(threshold)
+    } else {
+        Err(error(path, "must be between 0 and 1"))
+    }
+}
+
+impl EvaluatorSpec {
+    /// Whether the settings field of this type is set.
+    pub fn has_settings(&self, kind: EvaluatorType) -> bool {
+        match kind {
+            EvaluatorType::ToolsUsed => self.tools_used.is_some(),
+            EvaluatorType::TrajectoryMatch => self.trajectory_match.is_some(),
+            EvaluatorType::ToolTrajectory => self.tool_trajectory.is_some(),
+            EvaluatorType::ResponseMatch => self.response_match.is_some(),
+            EvaluatorType::ToolSelection => self.tool_selection.is_some(),
+            EvaluatorType::ArgumentCorrectness => self.argument_correctness.is_some(),
+            EvaluatorType::TrajectoryDrift => self.trajectory_drift.is_some(),
+            EvaluatorType::Loops => self.loops.is_some(),
+            EvaluatorType::Safety => self.safety.is_some(),
+            EvaluatorType::Budget => self.budget.is_some(),
+        }
+    }
+}

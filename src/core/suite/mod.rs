@@ -1,0 +1,10 @@
+//! Suites: the `EvalSuite` format, its compilation into evaluators, scoring
+//! sessions against it, and the reports.
+
+pub mod compile;
+pub mod evaluate;
+pub mod load;
+mod locate;
+pub mod render;
+pub mod run;
+pub mod spec;

@@ -1,0 +1,662 @@
+//! The suite as users write it: the `spec` of an `EvalSuite`.
+//!
+//! These types are the wire format, shared by the command line and the
+//! Kubernetes CRDs (whose schema is generated from them). Checks a schema
+//! cannot express happen when a suite is compiled ([`super::compile`]); the
+//! CEL rules here repeat the type-specific ones so the API server refuses a
+//! bad suite at `kubectl apply`.
+
+use crate::core::score::args::ArgsMode;
+use crate::core::score::trajectory_match::{MatchMode, Matching};
+use crate::core::session::AgentRef;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub const API_VERSION: &str = "evals.kagent.dev/v1alpha1";
+pub const GROUP: &str = "evals.kagent.dev";
+pub const VERSION: &str = "v1alpha1";
+
+/// A JSON object of any shape.
+fn any_object(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
+}
+
+fn int_or_string(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"x-kubernetes-int-or-string": true})
+}
+
+/// Reference messages: OpenAI-format, each with a role.
+fn messages(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["role"],
+            "properties": {"role": {"type": "string"}},
+            "x-kubernetes-preserve-unknown-fields": true
+        }
+    })
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SuiteSpec {
+    /// The kagent Agent whose sessions are evaluated; optional for file runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_ref: Option<AgentRef>,
+    /// Where sessions come from; the operator's default source when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceSpec>,
+    /// Which recent sessions cases without a `sessionId` score.
+    #[serde(default, skip_serializing_if = "SessionSelection::is_default")]
+    pub sessions: SessionSelection,
+    /// Cron schedule (5 fields, or @hourly, @daily, ...); no schedule means runs happen only when an EvalRun is created.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(
+        pattern = r"^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|\S+(\s+\S+){4})$"
+    ))]
+    pub schedule: Option<String>,
+    /// IANA time zone the schedule is read in (default UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
+    /// Stop scheduling new runs; runs already started finish.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub suspend: bool,
+    #[serde(default, skip_serializing_if = "ConcurrencyPolicy::is_default")]
+    pub concurrency_policy: ConcurrencyPolicy,
+    /// A scheduled run that cannot start within this many seconds of its time is skipped and recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub starting_deadline_seconds: Option<i64>,
+    /// Succeeded runs to keep (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub successful_runs_history_limit: Option<u32>,
+    /// Failed and errored runs to keep (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub failed_runs_history_limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Defaults::is_default")]
+    pub defaults: Defaults,
+    #[schemars(length(min = 1))]
+    pub cases: Vec<Case>,
+}
+
+/// How concurrent runs of one suite are treated, as for a CronJob.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum ConcurrencyPolicy {
+    /// Start the new run alongside the running one.
+    Allow,
+    /// Skip the new run while one is running (the default: overlapping
+    /// nightly regressions are never wanted).
+    #[default]
+    Forbid,
+    /// Stop the running run and start the new one.
+    Replace,
+}
+
+impl ConcurrencyPolicy {
+    fn is_default(&self) -> bool {
+        *self == ConcurrencyPolicy::default()
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionSelection {
+    /// Only sessions updated within this long before the run, e.g. `24h`, `7d`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// At most this many sessions, most recent first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// Also score sessions where another agent called this one as a tool.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_sub_agent_sessions: bool,
+}
+
+impl SessionSelection {
+    fn is_default(&self) -> bool {
+        *self == SessionSelection::default()
+    }
+}
+
+/// Defaults for every case and evaluator of the suite.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Defaults {
+    /// Tool-argument matching of trajectoryMatch evaluators (default exact).
+    #[serde(default)]
+    pub args_mode: ArgsMode,
+    /// Drop the runtime's own `adk_*` tools from trajectories (default true).
+    #[serde(default = "default_true")]
+    pub drop_internal_tools: bool,
+    /// Further tools to drop from trajectories.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny_tools: Vec<String>,
+    /// Keep model reasoning (`thought` parts) in trajectories (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_thoughts: bool,
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Defaults {
+            args_mode: ArgsMode::Exact,
+            drop_internal_tools: true,
+            deny_tools: Vec::new(),
+            include_thoughts: false,
+        }
+    }
+}
+
+impl Defaults {
+    fn is_default(&self) -> bool {
+        *self == Defaults::default()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-kubernetes-validations" = [
+    {"rule": "!(has(self.sessionId) && has(self.match))", "message": "a case selects sessions by sessionId or by match, not both"}
+]))]
+pub struct Case {
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// Score only this session (a JSONL fixture stands in for any id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Score the selected sessions whose first user message matches.
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    pub session_match: Option<SessionMatch>,
+    /// Score only this invocation (user turn) of each session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation_id: Option<String>,
+    #[schemars(length(min = 1))]
+    pub evaluators: Vec<EvaluatorSpec>,
+    /// Share of scored sessions that must pass (default 1.0).
+    #[serde(default = "one")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub min_pass_rate: f64,
+    /// A case that matched no session passes instead of failing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_no_sessions: bool,
+    /// Override the suite's `defaults.dropInternalTools` for this case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_internal_tools: Option<bool>,
+    /// Tools dropped in this case, added to the suite's `defaults.denyTools`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny_tools: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-kubernetes-validations" = [
+    {"rule": "has(self.contains) != has(self.regex)", "message": "match needs exactly one of contains or regex"}
+]))]
+pub struct SessionMatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains: Option<String>,
+    /// A Rust regular expression (no look-around).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regex: Option<String>,
+}
+
+/// The evaluator types; each has a field of the same name with its settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum EvaluatorType {
+    ToolsUsed,
+    TrajectoryMatch,
+    ToolTrajectory,
+    ResponseMatch,
+    ToolSelection,
+    ArgumentCorrectness,
+    TrajectoryDrift,
+    Loops,
+    Safety,
+    Budget,
+}
+
+impl EvaluatorType {
+    pub const ALL: [EvaluatorType; 10] = [
+        EvaluatorType::ToolsUsed,
+        EvaluatorType::TrajectoryMatch,
+        EvaluatorType::ToolTrajectory,
+        EvaluatorType::ResponseMatch,
+        EvaluatorType::ToolSelection,
+        EvaluatorType::ArgumentCorrectness,
+        EvaluatorType::TrajectoryDrift,
+        EvaluatorType::Loops,
+        EvaluatorType::Safety,
+        EvaluatorType::Budget,
+    ];
+
+    /// The name in YAML, which is also the name of its settings field.
+    pub fn field(self) -> &'static str {
+        match self {
+            EvaluatorType::ToolsUsed => "toolsUsed",
+            EvaluatorType::TrajectoryMatch => "trajectoryMatch",
+            EvaluatorType::ToolTrajectory => "toolTrajectory",
+            EvaluatorType::ResponseMatch => "responseMatch",
+            EvaluatorType::ToolSelection => "toolSelection",
+            EvaluatorType::ArgumentCorrectness => "argumentCorrectness",
+            EvaluatorType::TrajectoryDrift => "trajectoryDrift",
+            EvaluatorType::Loops => "loops",
+            EvaluatorType::Safety => "safety",
+            EvaluatorType::Budget => "budget",
+        }
+    }
+}
+
+impl std::fmt::Display for EvaluatorType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.field())
+    }
+}
+
+/// One evaluator: a name, a type, and the settings field that type names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = evaluator_rules)]
+pub struct EvaluatorSpec {
+    #[schemars(length(min = 1))]
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: EvaluatorType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_used: Option<ToolsUsedSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trajectory_match: Option<TrajectoryMatchSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_trajectory: Option<ToolTrajectorySpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_match: Option<ResponseMatchSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_selection: Option<ToolSelectionSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argument_correctness: Option<ArgumentCorrectnessSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trajectory_drift: Option<TrajectoryDriftSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loops: Option<LoopsSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety: Option<SafetySpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetSpec>,
+}
+
+/// CEL: the field the type names is set, and no other type's field is.
+fn evaluator_rules(schema: &mut Schema) {
+    let fields: Vec<&str> = EvaluatorType::ALL.iter().map(|t| t.field()).collect();
+    let mut rules: Vec<Value> = fields
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "rule": format!("self.type != '{f}' || has(self.{f})"),
+                "message": format!("an evaluator of type {f} needs its settings in the `{f}` field"),
+                "fieldPath": format!(".{f}"),
+                "reason": "FieldValueRequired"
+            })
+        })
+        .collect();
+    let present = fields
+        .iter()
+        .map(|f| format!("has(self.{f})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    rules.push(serde_json::json!({
+        "rule": format!("[{present}].filter(x, x).size() <= 1"),
+        "message": "an evaluator has the settings field of its own type only"
+    }));
+    schema.insert("x-kubernetes-validations".into(), Value::Array(rules));
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-kubernetes-validations" = [
+    {"rule": "self.mode != 'strict'", "message": "toolsUsed cannot be strict: a list of tool names has no messages"}
+]))]
+pub struct ToolsUsedSpec {
+    /// Tool names; arguments are ignored.
+    #[schemars(length(min = 1))]
+    pub expected: Vec<String>,
+    /// superset (default: every expected tool was called), subset (no other tool was), unordered, or inOrder.
+    #[serde(default = "superset")]
+    pub mode: MatchMode,
+    #[serde(default, skip_serializing_if = "is_greedy")]
+    pub matching: Matching,
+}
+
+fn superset() -> MatchMode {
+    MatchMode::Superset
+}
+
+fn is_greedy(m: &Matching) -> bool {
+    *m == Matching::Greedy
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TrajectoryMatchSpec {
+    /// The reference trajectory: OpenAI-format messages.
+    #[schemars(schema_with = "messages")]
+    pub reference: Vec<Value>,
+    /// strict (default), unordered, subset, superset or inOrder.
+    #[serde(default)]
+    pub mode: MatchMode,
+    /// Defaults to the suite's `defaults.argsMode`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args_mode: Option<ArgsMode>,
+    /// Per-tool argument matching.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<ArgsOverride>,
+    #[serde(default, skip_serializing_if = "is_greedy")]
+    pub matching: Matching,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-kubernetes-validations" = [
+    {"rule": "has(self.mode) != has(self.keys)", "message": "an override sets exactly one of mode or keys"}
+]))]
+pub struct ArgsOverride {
+    pub tool: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<ArgsMode>,
+    /// Dotted key paths that must agree; others are not compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<Vec<String>>,
+}
+
+/// Expected tool calls of one invocation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExpectedInvocation {
+    #[serde(default)]
+    pub tool_uses: Vec<crate::core::score::adk::ToolUse>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolTrajectorySpec {
+    /// One entry per invocation (user turn) of the session, in order.
+    #[schemars(length(min = 1))]
+    pub invocations: Vec<ExpectedInvocation>,
+    /// EXACT (default), IN_ORDER or ANY_ORDER; ADK's spellings and 0, 1, 2 are accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "int_or_string")]
+    pub match_type: Option<Value>,
+    /// Passing mean score (default 1.0, as ADK).
+    #[serde(default = "one")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub threshold: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-kubernetes-validations" = [
+    {"rule": "has(self.reference) != has(self.invocations)", "message": "responseMatch needs exactly one of reference or invocations"}
+]))]
+pub struct ResponseMatchSpec {
+    /// The expected final response of the last invocation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// The expected final response of each invocation, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocations: Option<Vec<ExpectedResponse>>,
+    /// Passing ROUGE-1 F-measure (default 0.8, as ADK).
+    #[serde(default = "eight_tenths")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub threshold: f64,
+}
+
+fn eight_tenths() -> f64 {
+    0.8
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExpectedResponse {
+    pub final_response: String,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum SelectionMetric {
+    Precision,
+    Recall,
+    #[default]
+    F1,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolSelectionSpec {
+    /// The tools the agent should use.
+    #[schemars(length(min = 1))]
+    pub expected: Vec<String>,
+    /// f1 (default), precision or recall.
+    #[serde(default)]
+    pub metric: SelectionMetric,
+    #[serde(default = "one")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub threshold: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExpectedCallSpec {
+    pub name: String,
+    #[serde(default)]
+    #[schemars(schema_with = "any_object")]
+    pub args: serde_json::Map<String, Value>,
+    /// The load-bearing keys (dotted paths); all keys of `args` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<Vec<String>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ArgumentCorrectnessSpec {
+    #[schemars(length(min = 1))]
+    pub calls: Vec<ExpectedCallSpec>,
+    #[serde(default = "one")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub threshold: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TrajectoryDriftSpec {
+    /// The expected sequence of tool names.
+    pub reference: Vec<String>,
+    /// Passing similarity (difflib ratio, default 0.8).
+    #[serde(default = "eight_tenths")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub threshold: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LoopsSpec {
+    /// Calls in the sliding window (default 4).
+    #[serde(default = "four")]
+    #[schemars(range(min = 2))]
+    pub window: u32,
+    /// Occurrences of one (tool, args) signature within the window that make a loop (default 2).
+    #[serde(default = "two")]
+    #[schemars(range(min = 2))]
+    pub min_repeats: u32,
+}
+
+fn four() -> u32 {
+    4
+}
+
+fn two() -> u32 {
+    2
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-kubernetes-validations" = [
+    {"rule": "size(self.required) + size(self.forbidden) > 0", "message": "safety needs required or forbidden tools"}
+]))]
+pub struct SafetySpec {
+    /// Tools that must be called.
+    #[serde(default)]
+    pub required: Vec<String>,
+    /// Tools that must never be called.
+    #[serde(default)]
+    pub forbidden: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-kubernetes-validations" = [
+    {"rule": "has(self.maxSteps) || has(self.maxTokens) || has(self.maxLatencySeconds) || has(self.maxCost)", "message": "budget needs at least one limit"},
+    {"rule": "!has(self.maxCost) || size(self.prices) > 0", "message": "maxCost needs prices"}
+]))]
+pub struct BudgetSpec {
+    /// Tool calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u64>,
+    /// Total tokens from usage metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    /// Seconds from the first to the last event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_latency_seconds: Option<f64>,
+    /// In the currency of `prices`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<f64>,
+    /// Per model; an entry without `model` prices every other model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prices: Vec<PriceSpec>,
+    /// Apply the limits to each invocation instead of the whole session.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_invocation: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PriceSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub prompt_per_million_tokens: f64,
+    pub completion_per_million_tokens: f64,
+}
+
+/// A key of a Secret in the suite's own namespace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SecretKeyRef {
+    pub name: String,
+    pub key: String,
+}
+
+/// Where sessions come from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-kubernetes-validations" = [
+    {"rule": "self.type != 'fixture' || has(self.fixture)", "message": "a fixture source needs `fixture`"},
+    {"rule": "self.type != 'kagentApi' || has(self.kagentApi)", "message": "a kagentApi source needs `kagentApi`"},
+    {"rule": "self.type != 'adkDatabase' || has(self.adkDatabase)", "message": "an adkDatabase source needs `adkDatabase`"}
+]))]
+pub struct SourceSpec {
+    #[serde(rename = "type")]
+    pub kind: SourceKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixture: Option<FixtureSourceSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kagent_postgres: Option<KagentPostgresSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kagent_api: Option<KagentApiSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adk_database: Option<AdkDatabaseSpec>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum SourceKind {
+    /// JSONL files: one session per file.
+    Fixture,
+    /// kagent's PostgreSQL database.
+    KagentPostgres,
+    /// kagent controller's REST API.
+    KagentApi,
+    /// Google ADK's DatabaseSessionService tables (SQLite or PostgreSQL).
+    AdkDatabase,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FixtureSourceSpec {
+    /// A JSONL file or a directory of them, relative to the suite file.
+    pub path: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KagentPostgresSpec {
+    /// The database URL, from a Secret in the suite's namespace; the operator's default database when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url_secret_ref: Option<SecretKeyRef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KagentApiSpec {
+    /// Base URL of the kagent controller, e.g. http://kagent-controller.kagent:8083.
+    pub url: String,
+    /// The user whose sessions are read (default admin@kagent.dev).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+    /// A bearer token, from a Secret in the suite's namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_secret_ref: Option<SecretKeyRef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AdkDatabaseSpec {
+    /// sqlite:// or postgres:// URL, from a Secret in the suite's namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url_secret_ref: Option<SecretKeyRef>,
+    /// The ADK app whose sessions are read (ADK's `app_name`).
+    pub app_name: String,
+}
+
+/// An `EvalSuite` manifest as a file holds it; the CRD type in the
+/// Kubernetes adapter has the same shape.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuiteManifest {
+    pub api_version: String,
+    pub kind: String,
+    #[serde(default)]
+    pub metadata: ManifestMetadata,
+    pub spec: SuiteSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ManifestMetadata {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(default, flatten)]
+    pub other: serde_json::Map<String, Value>,
+}

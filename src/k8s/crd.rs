@@ -1,0 +1,235 @@
+//! The `EvalSuite` and `EvalRun` custom resources. Their specs are the
+//! core's suite spec; the statuses are what `kubectl`, GitOps tools and
+//! alerts read.
+
+use crate::core::suite::spec::SuiteSpec;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use kube::{CustomResource, CustomResourceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A regression suite for a kagent Agent: which sessions to read, what to
+/// check, and when.
+#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "evals.kagent.dev",
+    version = "v1alpha1",
+    kind = "EvalSuite",
+    doc = "A regression suite for a kagent Agent: which recorded sessions to read, what to check in them, and when.",
+    namespaced,
+    status = "EvalSuiteStatus",
+    shortname = "evs",
+    category = "evals",
+    printcolumn = r#"{"name":"Agent","type":"string","jsonPath":".spec.agentRef.name"}"#,
+    printcolumn = r#"{"name":"Schedule","type":"string","jsonPath":".spec.schedule"}"#,
+    printcolumn = r#"{"name":"Last Result","type":"string","jsonPath":".status.lastRun.result"}"#,
+    printcolumn = r#"{"name":"Pass Rate","type":"number","jsonPath":".status.lastRun.passRate"}"#,
+    printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
+)]
+pub struct EvalSuiteSpec {
+    #[serde(flatten)]
+    pub suite: SuiteSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EvalSuiteStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Ready (the spec is valid and the source reachable) and LastRunPassed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    /// The latest schedule slot a run was created for (or skipped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_schedule_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_successful_time: Option<Time>,
+    /// The latest slot skipped because it was past the starting deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_missed_time: Option<Time>,
+    /// Runs not yet finished.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub active: Vec<RunReference>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_run: Option<LastRun>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<Health>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RunReference {
+    pub name: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LastRun {
+    pub name: String,
+    /// Passed, Failed or Error.
+    pub result: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_time: Option<Time>,
+}
+
+/// How the suite has fared over its recent finished runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Health {
+    /// Finished runs considered (those still kept).
+    pub runs: u32,
+    /// Share of them that passed.
+    pub pass_rate: f64,
+    /// Share of consecutive pairs whose result differs: a flaky suite flips often.
+    pub flip_rate: f64,
+}
+
+/// One evaluation of a suite: scheduled, or created by hand to run now.
+#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "evals.kagent.dev",
+    version = "v1alpha1",
+    kind = "EvalRun",
+    doc = "One evaluation of an EvalSuite: created by the suite's schedule, or by hand to run the suite now.",
+    namespaced,
+    status = "EvalRunStatus",
+    shortname = "evr",
+    category = "evals",
+    printcolumn = r#"{"name":"Suite","type":"string","jsonPath":".spec.suiteRef.name"}"#,
+    printcolumn = r#"{"name":"Phase","type":"string","jsonPath":".status.phase"}"#,
+    printcolumn = r#"{"name":"Passed","type":"string","jsonPath":".status.summary","description":"cases passed/total"}"#,
+    printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
+)]
+#[serde(rename_all = "camelCase")]
+pub struct EvalRunSpec {
+    #[schemars(extend("x-kubernetes-validations" = [{"rule": "self == oldSelf", "message": "suiteRef cannot change"}]))]
+    pub suite_ref: SuiteRef,
+    #[serde(default)]
+    pub trigger: Trigger,
+    /// The suite as it was when the run started; the controller fills it in
+    /// for runs created without one, and it cannot change afterwards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-kubernetes-validations" = [{"rule": "self == oldSelf", "message": "the suite snapshot of a run cannot change"}]))]
+    pub suite: Option<SuiteSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteRef {
+    #[schemars(length(min = 1))]
+    pub name: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Trigger {
+    #[serde(rename = "type", default)]
+    pub kind: TriggerType,
+    /// The schedule slot this run is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_time: Option<Time>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum TriggerType {
+    Schedule,
+    #[default]
+    Manual,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Phase {
+    Pending,
+    Running,
+    /// Every case passed.
+    Succeeded,
+    /// A case failed.
+    Failed,
+    /// The run could not be done (source down, invalid suite, evaluator error).
+    Error,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EvalRunStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Phase>,
+    /// Why the run ended in Error, or what it is waiting for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sessions_evaluated: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cases: Option<CaseCounts>,
+    /// Cases passed over cases, e.g. `2/3`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_rate: Option<f64>,
+    /// Per-case results, failing cases first; bounded in size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub results: Vec<CaseResult>,
+    /// Results were left out to bound the status; the full report is in the
+    /// controller's log and from `kagent-evals report`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub results_truncated: bool,
+    /// The Agent as it was evaluated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentSnapshot>,
+    /// Complete, and Passed, for `kubectl wait --for=condition=Passed`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CaseCounts {
+    pub total: u32,
+    pub passed: u32,
+    pub failed: u32,
+    pub no_sessions: u32,
+    pub errors: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CaseResult {
+    pub name: String,
+    /// Passed, Failed, NoSessions or Error.
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_rate: Option<f64>,
+    pub sessions: u32,
+    pub failed_sessions: u32,
+    /// The first failure, briefly: evaluator, key and diagnostic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentSnapshot {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
+    /// sha256 of the Agent's spec, to tell a changed agent from a flaky one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+}
+
+/// Both CRDs as YAML documents, as `crds/` holds them.
+pub fn crd_yaml() -> Vec<(String, String)> {
+    [EvalSuite::crd(), EvalRun::crd()]
+        .into_iter()
+        .map(|crd| {
+            let name = crd.metadata.name.clone().unwrap_or_default();
+            let yaml = serde_saphyr::to_string(&crd).expect("CRDs serialise");
+            (format!("{name}.yaml"), yaml)
+        })
+        .collect()
+}

@@ -1,0 +1,3 @@
+//! The Kubernetes adapter: custom resources and, built on them, the operator.
+
+pub mod crd;

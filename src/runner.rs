@@ -1,0 +1,72 @@
+//! Running a compiled suite against a session source: list the selected
+//! sessions, fetch them in batches, score each as it arrives. Only one
+//! batch of sessions is in memory at a time.
+
+use crate::core::session::SessionKey;
+use crate::core::suite::compile::{CompiledSuite, Selector};
+use crate::core::suite::run::{Report, SuiteRun};
+use crate::source::{SessionQuery, SessionSource, SourceError};
+use jiff::Timestamp;
+use std::collections::BTreeSet;
+
+/// Sessions fetched per round trip.
+pub const BATCH: usize = 100;
+
+/// The query for a suite's selected sessions at `now`.
+pub fn query(suite: &CompiledSuite, now: Timestamp) -> SessionQuery {
+    SessionQuery {
+        agent: suite.agent.clone(),
+        since: suite.since.and_then(|d| now.checked_sub(d).ok()),
+        limit: suite.limit,
+        include_sub_agent_sessions: suite.include_sub_agent_sessions,
+    }
+}
+
+pub async fn run_suite(
+    suite: &CompiledSuite,
+    source: &impl SessionSource,
+    now: Timestamp,
+) -> Result<Report, SourceError> {
+    let mut run = SuiteRun::new(suite);
+    let needs_selection = suite
+        .cases
+        .iter()
+        .any(|c| !matches!(c.selector, Selector::SessionId(_)));
+    let mut seen_ids = BTreeSet::new();
+    if needs_selection {
+        let listed: Vec<SessionKey> = source
+            .list(&query(suite, now))
+            .await?
+            .into_iter()
+            .map(|s| s.key)
+            .collect();
+        for batch in listed.chunks(BATCH) {
+            for raw in source.fetch(batch).await? {
+                seen_ids.insert(raw.key.id.clone());
+                run.score(&raw.normalise(), true);
+            }
+        }
+    }
+    let named: BTreeSet<&str> = suite
+        .cases
+        .iter()
+        .filter_map(|c| match &c.selector {
+            Selector::SessionId(id) => Some(id.as_str()),
+            _ => None,
+        })
+        .filter(|id| !seen_ids.contains(*id))
+        .collect();
+    let keys: Vec<SessionKey> = named.iter().map(|id| SessionKey::new(*id, None)).collect();
+    for batch in keys.chunks(BATCH) {
+        let found = source.fetch(batch).await?;
+        for key in batch {
+            if !found.iter().any(|raw| raw.key.id == key.id) {
+                run.missing(&key.id, &source.describe());
+            }
+        }
+        for raw in found {
+            run.score(&raw.normalise(), false);
+        }
+    }
+    Ok(run.finish())
+}

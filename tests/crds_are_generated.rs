@@ -1,0 +1,42 @@
+//! `crds/` holds the CRDs exactly as the types generate them. To update it:
+//! `KAGENT_EVALS_WRITE_CRDS=1 cargo test --test crds_are_generated`.
+
+use kagent_evals::k8s::crd::crd_yaml;
+use std::path::Path;
+
+#[test]
+fn committed_crds_match_the_types() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("crds");
+    let write = std::env::var_os("KAGENT_EVALS_WRITE_CRDS").is_some();
+    let mut stale = Vec::new();
+    for (name, yaml) in crd_yaml() {
+        let path = dir.join(&name);
+        if write {
+            std::fs::write(&path, &yaml).unwrap();
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(yaml.as_str()) {
+            stale.push(name);
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "crds/ is out of date for {stale:?}: run KAGENT_EVALS_WRITE_CRDS=1 cargo test --test crds_are_generated"
+    );
+}
+
+#[test]
+fn crds_carry_printer_columns_short_names_category_and_status() {
+    let all: String = crd_yaml().into_iter().map(|(_, y)| y).collect();
+    for needle in [
+        "shortNames:\n    - evs",
+        "shortNames:\n    - evr",
+        "categories:\n    - evals",
+        "name: Last Result",
+        "name: Pass Rate",
+        "jsonPath: .status.summary",
+        "subresources:\n      status: {}",
+        "x-kubernetes-validations",
+        "self.type != 'toolsUsed' || has(self.toolsUsed)",
+    ] {
+        assert!(all.contains(needle), "missing {needle:?}");
+    }
+}
