@@ -87,7 +87,7 @@ pub struct SuiteSpec {
     pub failed_runs_history_limit: Option<u32>,
     #[serde(default, skip_serializing_if = "Defaults::is_default")]
     pub defaults: Defaults,
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1, max = 256))]
     pub cases: Vec<Case>,
 }
 
@@ -183,7 +183,7 @@ pub struct Case {
     /// Score only this invocation (user turn) of each session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation_id: Option<String>,
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1, max = 64))]
     pub evaluators: Vec<EvaluatorSpec>,
     /// Share of scored sessions that must pass (default 1.0).
     #[serde(default = "one")]

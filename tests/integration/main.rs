@@ -1,0 +1,95 @@
+//! Tests against the real Kubernetes control plane and the real PostgreSQL.
+//!
+//! One harness for all of them: the control plane starts once and is shared,
+//! and when something a test needs is missing, one line says which tests did
+//! not run. With KAGENT_EVALS_REQUIRE_INTEGRATION=1 (set by `.ci/run`) a
+//! missing prerequisite is a failure instead.
+
+mod crds;
+mod support;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::panic::AssertUnwindSafe;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    ControlPlane,
+    Postgres,
+}
+
+pub struct Test {
+    pub name: &'static str,
+    pub needs: &'static [Need],
+    pub run: fn(),
+}
+
+fn tests() -> Vec<Test> {
+    let mut all = Vec::new();
+    all.extend(crds::tests());
+    all
+}
+
+fn missing(need: Need) -> Option<&'static str> {
+    match need {
+        Need::ControlPlane if support::controlplane::binaries().is_none() => Some(
+            "kube-apiserver and etcd are not built (hack/controlplane/build.sh builds them into target/controlplane)",
+        ),
+        Need::Postgres if support::postgres::admin_url().is_none() => Some(
+            "no PostgreSQL (set KAGENT_EVALS_TEST_DATABASE_URL to a superuser URL; .ci/run starts one)",
+        ),
+        _ => None,
+    }
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let tests = tests();
+    let mut unavailable = Vec::new();
+    for need in [Need::ControlPlane, Need::Postgres] {
+        if let Some(why) = missing(need) {
+            let count = tests.iter().filter(|t| t.needs.contains(&need)).count();
+            if count > 0 {
+                unavailable.push((need, format!("{count} integration test(s) not run: {why}")));
+            }
+        }
+    }
+    for (_, line) in &unavailable {
+        eprintln!("{line}");
+    }
+    if support::required() && !unavailable.is_empty() {
+        eprintln!(
+            "{} is set: failing because of the above",
+            support::REQUIRE_VAR
+        );
+        std::process::exit(1);
+    }
+    let trials = tests
+        .into_iter()
+        .map(|test| {
+            let skip = test
+                .needs
+                .iter()
+                .any(|n| unavailable.iter().any(|(u, _)| u == n));
+            let run = test.run;
+            let uses_plane = test.needs.contains(&Need::ControlPlane);
+            Trial::test(test.name, move || {
+                std::panic::catch_unwind(AssertUnwindSafe(run)).map_err(|panic| {
+                    let message = panic
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_else(|| "test panicked".into());
+                    let logs = match support::logs_hint() {
+                        Some(hint) if uses_plane => format!("\n{hint}"),
+                        _ => String::new(),
+                    };
+                    Failed::from(format!("{message}{logs}"))
+                })
+            })
+            .with_ignored_flag(skip)
+        })
+        .collect();
+    let conclusion = libtest_mimic::run(&args, trials);
+    support::shut_down();
+    conclusion.exit();
+}

@@ -1,0 +1,126 @@
+//! What the integration tests run against: a real control plane and a real
+//! PostgreSQL, each started once per test binary and shared.
+
+pub mod controlplane;
+pub mod postgres;
+
+use controlplane::ControlPlane;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Set by `.ci/run`: a test that cannot get what it needs fails instead of
+/// being skipped.
+pub const REQUIRE_VAR: &str = "KAGENT_EVALS_REQUIRE_INTEGRATION";
+
+pub fn required() -> bool {
+    std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1")
+}
+
+/// The test binary's async runtime; kube clients are bound to it.
+pub fn runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+    })
+}
+
+/// The shared control plane, or why it could not start (tried once).
+static PLANE: Mutex<Option<Result<Arc<ControlPlane>, String>>> = Mutex::new(None);
+
+/// The shared control plane, started (and the CRDs installed) on first use.
+pub fn control_plane() -> Arc<ControlPlane> {
+    let mut slot = PLANE.lock().unwrap_or_else(|e| e.into_inner());
+    let started = slot.get_or_insert_with(|| {
+        let binaries = controlplane::binaries().expect("checked before the tests ran");
+        std::panic::catch_unwind(|| {
+            let plane = Arc::new(ControlPlane::start(&binaries));
+            eprintln!(
+                "control plane up in {:.1}s at {}; {}",
+                plane.started_in.as_secs_f64(),
+                plane.server,
+                plane.describe_logs()
+            );
+            runtime()
+                .block_on(crds::install(&plane))
+                .expect("CRDs install");
+            plane
+        })
+        .map_err(|panic| {
+            panic
+                .downcast_ref::<String>()
+                .cloned()
+                .unwrap_or_else(|| "the control plane did not start".into())
+        })
+    });
+    match started {
+        Ok(plane) => plane.clone(),
+        Err(why) => panic!("{why}"),
+    }
+}
+
+/// Where the shared control plane logs, once it has started.
+pub fn logs_hint() -> Option<String> {
+    match PLANE.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        Some(Ok(plane)) => Some(plane.describe_logs()),
+        _ => None,
+    }
+}
+
+/// Stop the control plane once every test is done.
+pub fn shut_down() {
+    let plane = PLANE.lock().unwrap_or_else(|e| e.into_inner()).take();
+    drop(plane);
+}
+
+pub mod crds {
+    use super::controlplane::ControlPlane;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::api::{Api, Patch, PatchParams};
+    use kube::runtime::wait::{await_condition, conditions};
+
+    /// Server-side apply each CRD and wait until it is Established.
+    pub async fn install(plane: &ControlPlane) -> Result<Vec<CustomResourceDefinition>, String> {
+        let client = plane.client().await;
+        let api: Api<CustomResourceDefinition> = Api::all(client);
+        let mut installed = Vec::new();
+        for crd in all() {
+            let name = crd.metadata.name.clone().unwrap();
+            api.patch(
+                &name,
+                &PatchParams::apply("kagent-evals-tests").force(),
+                &Patch::Apply(&crd),
+            )
+            .await
+            .map_err(|e| format!("apply {name}: {e}"))?;
+            let established = await_condition(api.clone(), &name, conditions::is_crd_established());
+            let crd = tokio::time::timeout(std::time::Duration::from_secs(30), established)
+                .await
+                .map_err(|_| format!("{name} not Established after 30s"))?
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("{name} disappeared"))?;
+            installed.push(crd);
+        }
+        Ok(installed)
+    }
+
+    /// Ours from `crds/`, as committed, and a stand-in for kagent's Agent.
+    pub fn all() -> Vec<CustomResourceDefinition> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<_> = std::fs::read_dir(root.join("crds"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        files.push(root.join("tests/data/kagent-agent-crd.yaml"));
+        files
+            .iter()
+            .map(|f| {
+                serde_saphyr::from_str(&std::fs::read_to_string(f).unwrap())
+                    .unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+            })
+            .collect()
+    }
+}
