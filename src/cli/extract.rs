@@ -7,7 +7,7 @@ use crate::core::convert::{self, ConvertOptions, split_by_invocation};
 use crate::core::redact;
 use crate::core::session::SessionKey;
 use crate::source::{RawSession, SessionSource};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct ExtractArgs {
@@ -67,7 +67,7 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
     let source = args.source.build()?;
     let raw = fetch_one(&source, &args.session, args.user.as_deref()).await?;
     if args.raw {
-        return write_raw(raw, &args);
+        return write_raw(raw, args.invocation_id.as_deref(), args.output.as_deref());
     }
     let session = raw.normalise();
     let issues = warn_issues(&session.issues);
@@ -140,7 +140,7 @@ pub async fn fetch_one(
     user: Option<&str>,
 ) -> Result<RawSession, CommandError> {
     let key = SessionKey::new(id, user.map(str::to_string));
-    let mut found = source.fetch(std::slice::from_ref(&key)).await?;
+    let mut found = source.fetch(std::slice::from_ref(&key), None).await?;
     match found.len() {
         0 => Err(CommandError(format!(
             "session {key} not found in {}",
@@ -155,17 +155,17 @@ pub async fn fetch_one(
 }
 
 /// The events as JSONL with secrets redacted; says what was redacted.
-fn write_raw(raw: RawSession, args: &ExtractArgs) -> Result<Status, CommandError> {
+pub fn write_raw(
+    raw: RawSession,
+    invocation: Option<&str>,
+    output: Option<&Path>,
+) -> Result<Status, CommandError> {
     let issues = warn_issues(&raw.raw.issues);
     let session = raw.clone().normalise();
     let mut lines = String::new();
     let mut redacted = Vec::new();
     for (row, event) in raw.raw.events.into_iter().zip(&session.events) {
-        if args
-            .invocation_id
-            .as_deref()
-            .is_some_and(|id| id != event.invocation())
-        {
+        if invocation.is_some_and(|id| id != event.invocation()) {
             continue;
         }
         let mut value = row.value;
@@ -173,12 +173,9 @@ fn write_raw(raw: RawSession, args: &ExtractArgs) -> Result<Status, CommandError
         lines.push_str(&serde_json::to_string(&value).map_err(|e| CommandError(e.to_string()))?);
         lines.push('\n');
     }
-    emit(args.output.as_deref(), &lines)?;
+    emit(output, &lines)?;
     let written = lines.lines().count();
-    let target = args
-        .output
-        .as_ref()
-        .map_or("stdout".into(), |p| p.display().to_string());
+    let target = output.map_or("stdout".into(), |p| p.display().to_string());
     eprintln!("wrote {written} events to {target}");
     redacted.sort();
     redacted.dedup();

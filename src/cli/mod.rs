@@ -6,13 +6,19 @@ mod match_cmd;
 mod output;
 mod run;
 mod score;
+mod sessions;
 mod suite;
 
 use crate::core::suite::spec::{SourceKind, SourceSpec};
-use crate::source::{AnySource, SourceError, fixture::FixtureSource};
+use crate::http::Retry;
+use crate::source::adk_database::AdkDatabase;
+use crate::source::kagent_api::KagentApi;
+use crate::source::kagent_postgres::KagentPostgres;
+use crate::source::{AnySource, Secret, SourceError, fixture::FixtureSource};
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -46,14 +52,58 @@ enum Command {
     },
     /// Print the EvalSuite and EvalRun CustomResourceDefinitions.
     Crd,
+    /// List sessions: id, user, agent, events, last update.
+    Sessions(sessions::SessionsArgs),
+    /// Save a session's raw events, secrets redacted, as a regression fixture.
+    Capture(sessions::CaptureArgs),
 }
 
-/// Where sessions are read from.
+/// Which source to read sessions from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SourceChoice {
+    Fixture,
+    KagentPostgres,
+    KagentApi,
+    AdkDatabase,
+}
+
+/// Where sessions are read from. Given on the command line, these override
+/// a suite's `spec.source`; credentials come only from here (flags, the
+/// environment or files), never from a suite file.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct SourceArgs {
+    /// fixture, kagent-postgres, kagent-api or adk-database; inferred from the other flags (or the suite) when absent.
+    #[arg(long, value_enum)]
+    pub source: Option<SourceChoice>,
     /// A JSONL file of ADK events (one session) or a directory of them (one session per file).
     #[arg(long, value_name = "PATH")]
     pub fixture: Option<PathBuf>,
+    /// Database URL (kagent's PostgreSQL, or ADK's sqlite:/postgres: database). Prefer the environment or a file.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "KAGENT_EVALS_DATABASE_URL",
+        hide_env_values = true
+    )]
+    pub database_url: Option<String>,
+    /// A file holding the database URL (a mounted Secret).
+    #[arg(long, value_name = "FILE", env = "KAGENT_EVALS_DATABASE_URL_FILE")]
+    pub database_url_file: Option<PathBuf>,
+    /// Base URL of the kagent controller's REST API, e.g. http://localhost:8083.
+    #[arg(long, value_name = "URL", env = "KAGENT_EVALS_API_URL")]
+    pub api_url: Option<String>,
+    /// The kagent user whose sessions are read (default admin@kagent.dev).
+    #[arg(long, value_name = "USER", env = "KAGENT_EVALS_API_USER")]
+    pub api_user: Option<String>,
+    /// A file holding a bearer token for the kagent API (or set KAGENT_EVALS_API_TOKEN).
+    #[arg(long, value_name = "FILE", env = "KAGENT_EVALS_API_TOKEN_FILE")]
+    pub api_token_file: Option<PathBuf>,
+    /// The ADK app whose sessions are read from an ADK database.
+    #[arg(long, value_name = "NAME")]
+    pub adk_app: Option<String>,
+    /// Seconds before a kagent API request gives up.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub api_timeout: u64,
 }
 
 impl SourceArgs {
@@ -62,32 +112,101 @@ impl SourceArgs {
         self.build_for(None, Path::new("."))
     }
 
+    fn database_url(&self) -> Result<Secret, SourceError> {
+        match (&self.database_url, &self.database_url_file) {
+            (Some(url), _) => Ok(Secret::new(url.clone())),
+            (None, Some(file)) => Secret::from_file(file),
+            (None, None) => Err(SourceError::Config(
+                "no database URL: set KAGENT_EVALS_DATABASE_URL, or pass --database-url-file FILE"
+                    .into(),
+            )),
+        }
+    }
+
+    fn api_token(&self) -> Result<Option<Secret>, SourceError> {
+        if let Some(file) = &self.api_token_file {
+            return Secret::from_file(file).map(Some);
+        }
+        Ok(std::env::var("KAGENT_EVALS_API_TOKEN")
+            .ok()
+            .filter(|t| !t.is_empty())
+            .map(Secret::new))
+    }
+
     /// The command line's source, else the suite's (`base` is the suite
-    /// file's folder, which fixture paths are relative to).
+    /// file's folder, which fixture paths are relative to), else whatever
+    /// the flags and environment provide.
     pub fn build_for(
         &self,
         suite_source: Option<&SourceSpec>,
         base: &Path,
     ) -> Result<AnySource, SourceError> {
-        if let Some(path) = &self.fixture {
-            return Ok(AnySource::Fixture(FixtureSource::open(path)?));
-        }
-        match suite_source {
-            Some(SourceSpec {
-                kind: SourceKind::Fixture,
-                fixture: Some(fixture),
-                ..
-            }) => Ok(AnySource::Fixture(FixtureSource::open(
-                base.join(&fixture.path),
-            )?)),
-            Some(other) => Err(SourceError::Config(format!(
-                "the suite's {:?} source needs its connection flags",
-                other.kind
-            ))),
-            None => Err(SourceError::Config(
-                "no source: pass --fixture PATH, or set the suite's spec.source".into(),
-            )),
-        }
+        let choice = self
+            .source
+            .or(self.fixture.as_ref().map(|_| SourceChoice::Fixture))
+            .or(suite_source.map(|s| match s.kind {
+                SourceKind::Fixture => SourceChoice::Fixture,
+                SourceKind::KagentPostgres => SourceChoice::KagentPostgres,
+                SourceKind::KagentApi => SourceChoice::KagentApi,
+                SourceKind::AdkDatabase => SourceChoice::AdkDatabase,
+            }))
+            .or(self.api_url.as_ref().map(|_| SourceChoice::KagentApi))
+            .or((self.database_url.is_some() || self.database_url_file.is_some()).then_some(SourceChoice::KagentPostgres))
+            .ok_or_else(|| {
+                SourceError::Config(
+                    "no source: pass --fixture PATH, set KAGENT_EVALS_DATABASE_URL or --api-url, or give the suite a spec.source".into(),
+                )
+            })?;
+        Ok(match choice {
+            SourceChoice::Fixture => {
+                let path = match (&self.fixture, suite_source.and_then(|s| s.fixture.as_ref())) {
+                    (Some(path), _) => path.clone(),
+                    (None, Some(fixture)) => base.join(&fixture.path),
+                    (None, None) => {
+                        return Err(SourceError::Config(
+                            "a fixture source needs --fixture PATH".into(),
+                        ));
+                    }
+                };
+                AnySource::Fixture(FixtureSource::open(path)?)
+            }
+            SourceChoice::KagentPostgres => {
+                AnySource::KagentPostgres(KagentPostgres::new(self.database_url()?)?)
+            }
+            SourceChoice::KagentApi => {
+                let spec = suite_source.and_then(|s| s.kagent_api.as_ref());
+                let url = self
+                    .api_url
+                    .clone()
+                    .or(spec.map(|s| s.url.clone()))
+                    .ok_or_else(|| {
+                        SourceError::Config("a kagent API source needs --api-url URL".into())
+                    })?;
+                let user = self
+                    .api_user
+                    .clone()
+                    .or(spec.and_then(|s| s.user_id.clone()));
+                AnySource::KagentApi(KagentApi::new(
+                    &url,
+                    user,
+                    self.api_token()?,
+                    Duration::from_secs(self.api_timeout),
+                    Retry::default(),
+                )?)
+            }
+            SourceChoice::AdkDatabase => {
+                let app = self
+                    .adk_app
+                    .clone()
+                    .or(suite_source
+                        .and_then(|s| s.adk_database.as_ref())
+                        .map(|s| s.app_name.clone()))
+                    .ok_or_else(|| {
+                        SourceError::Config("an ADK database source needs --adk-app NAME".into())
+                    })?;
+                AnySource::AdkDatabase(AdkDatabase::new(self.database_url()?, app)?)
+            }
+        })
     }
 }
 
@@ -142,6 +261,8 @@ pub fn main() -> ExitCode {
             Command::Score(args) => score::run(args),
             Command::Suite { command } => suite::run(command),
             Command::Crd => suite::print_crds(),
+            Command::Sessions(args) => sessions::list(args).await,
+            Command::Capture(args) => sessions::capture(args).await,
         }
     });
     match result {

@@ -153,6 +153,13 @@ impl Event {
         (event, reader.issues)
     }
 
+    /// The time an event row records, in any of the spellings, without
+    /// reading the rest of it (for ordering rows before normalising them).
+    pub fn timestamp_of(value: &Value) -> Option<Timestamp> {
+        let obj = value.as_object()?;
+        Reader::default().timestamp(obj)
+    }
+
     /// The invocation this event belongs to, `""` when it names none.
     pub fn invocation(&self) -> &str {
         self.invocation_id.as_deref().unwrap_or("")

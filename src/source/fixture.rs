@@ -9,7 +9,7 @@
 
 use super::{RawSession, SessionQuery, SessionSource, SessionSummary, SourceError};
 use crate::core::ingest::read_jsonl;
-use crate::core::session::SessionKey;
+use crate::core::session::{AgentRef, SessionKey};
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug)]
@@ -95,7 +95,11 @@ impl SessionSource for FixtureSource {
         Ok(out)
     }
 
-    async fn fetch(&self, keys: &[SessionKey]) -> Result<Vec<RawSession>, SourceError> {
+    async fn fetch(
+        &self,
+        keys: &[SessionKey],
+        _agent: Option<&AgentRef>,
+    ) -> Result<Vec<RawSession>, SourceError> {
         let mut out = Vec::new();
         for key in keys {
             let found = if self.single {

@@ -1,10 +1,13 @@
 //! Where sessions come from. Each source is a thin adapter that lists
-//! sessions and fetches their raw event rows; normalising and scoring them is
-//! the core's job.
+//! sessions and fetches their raw event rows, read-only; normalising and
+//! scoring them is the core's job.
 
+pub mod adk_database;
 pub mod fixture;
+pub mod kagent_api;
+pub mod kagent_postgres;
 
-use crate::core::ingest::RawEvents;
+use crate::core::ingest::{RawEvent, RawEvents};
 use crate::core::session::{AgentRef, Session, SessionKey};
 use jiff::Timestamp;
 use std::future::Future;
@@ -67,36 +70,104 @@ pub trait SessionSource: Send + Sync {
     ) -> impl Future<Output = Result<Vec<SessionSummary>, SourceError>> + Send;
 
     /// The events of these sessions, oldest first within each. A key without
-    /// a user matches the id for every user. Sessions not found are absent
-    /// from the result.
+    /// a user matches the id for every user. With an `agent`, only that
+    /// agent's sessions are returned: the source applies the filter itself,
+    /// so a suite can never read another agent's sessions by naming them.
+    /// Sessions not found are absent from the result.
     fn fetch(
         &self,
         keys: &[SessionKey],
+        agent: Option<&AgentRef>,
     ) -> impl Future<Output = Result<Vec<RawSession>, SourceError>> + Send;
+}
+
+/// A credential (database URL, token). It prints as `[redacted]`, so it
+/// cannot reach a log, an error or a status by accident.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into().trim().to_string())
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// Read from a file (a mounted Secret), surrounding whitespace dropped.
+    pub fn from_file(path: &std::path::Path) -> Result<Self, SourceError> {
+        std::fs::read_to_string(path)
+            .map(Secret::new)
+            .map_err(|e| SourceError::Config(format!("cannot read {}: {e}", path.display())))
+    }
+
+    /// Remove the secret from a message that might quote it.
+    pub fn scrub(&self, message: &str) -> String {
+        if self.0.is_empty() {
+            message.to_string()
+        } else {
+            message.replace(&self.0, "[redacted]")
+        }
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// Order a session's rows as kagent does: insertion time, then the time
+/// inside the event, then the event id.
+pub(crate) fn order_rows(rows: &mut [(Option<i64>, RawEvent)]) {
+    rows.sort_by(|(a_created, a), (b_created, b)| {
+        let time = |e: &RawEvent| crate::core::event::Event::timestamp_of(&e.value);
+        let id = |e: &RawEvent| {
+            e.value
+                .get("id")
+                .or_else(|| e.value.get("ID"))
+                .and_then(|v| v.as_str())
+                .map(String::from)
+        };
+        (a_created, time(a), id(a)).cmp(&(b_created, time(b), id(b)))
+    });
 }
 
 /// Any of the sources, chosen at run time by a suite or the command line.
 #[derive(Debug)]
 pub enum AnySource {
     Fixture(fixture::FixtureSource),
+    KagentPostgres(kagent_postgres::KagentPostgres),
+    KagentApi(kagent_api::KagentApi),
+    AdkDatabase(adk_database::AdkDatabase),
+}
+
+macro_rules! each_source {
+    ($self:ident, $s:ident => $body:expr) => {
+        match $self {
+            AnySource::Fixture($s) => $body,
+            AnySource::KagentPostgres($s) => $body,
+            AnySource::KagentApi($s) => $body,
+            AnySource::AdkDatabase($s) => $body,
+        }
+    };
 }
 
 impl SessionSource for AnySource {
     fn describe(&self) -> String {
-        match self {
-            AnySource::Fixture(s) => s.describe(),
-        }
+        each_source!(self, s => s.describe())
     }
 
     async fn list(&self, query: &SessionQuery) -> Result<Vec<SessionSummary>, SourceError> {
-        match self {
-            AnySource::Fixture(s) => s.list(query).await,
-        }
+        each_source!(self, s => s.list(query).await)
     }
 
-    async fn fetch(&self, keys: &[SessionKey]) -> Result<Vec<RawSession>, SourceError> {
-        match self {
-            AnySource::Fixture(s) => s.fetch(keys).await,
-        }
+    async fn fetch(
+        &self,
+        keys: &[SessionKey],
+        agent: Option<&AgentRef>,
+    ) -> Result<Vec<RawSession>, SourceError> {
+        each_source!(self, s => s.fetch(keys, agent).await)
     }
 }

@@ -6,6 +6,7 @@
 //! missing prerequisite is a failure instead.
 
 mod crds;
+mod sources;
 mod support;
 
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -26,6 +27,7 @@ pub struct Test {
 fn tests() -> Vec<Test> {
     let mut all = Vec::new();
     all.extend(crds::tests());
+    all.extend(sources::tests());
     all
 }
 

@@ -1,0 +1,306 @@
+//! The REST API of the kagent controller (v0.9, v0.10; port 8083).
+//!
+//! Responses are `{"error", "data", "message"}` envelopes; event rows carry
+//! the ADK event as JSON text in `data`. The API lists an agent's sessions
+//! by route, so the agent filter is in the request; a session asked for by
+//! id is read only after the agent's own listing shows it.
+
+use super::{
+    RawSession, Secret, SessionQuery, SessionSource, SessionSummary, SourceError, order_rows,
+};
+use crate::core::ingest::{Issue, Origin, RawEvents, parse_event};
+use crate::core::session::{AgentRef, SessionKey};
+use crate::http::{self, HttpError, Retry};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub const DEFAULT_USER: &str = "admin@kagent.dev";
+
+pub struct KagentApi {
+    base: String,
+    user: String,
+    token: Option<Secret>,
+    client: reqwest::Client,
+    retry: Retry,
+    name: Arc<str>,
+}
+
+impl std::fmt::Debug for KagentApi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KagentApi")
+            .field("base", &self.base)
+            .field("user", &self.user)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Not found is an answer, not a failure.
+enum Answer {
+    Data(Value),
+    NotFound,
+}
+
+impl KagentApi {
+    pub fn new(
+        base: &str,
+        user: Option<String>,
+        token: Option<Secret>,
+        timeout: Duration,
+        retry: Retry,
+    ) -> Result<Self, SourceError> {
+        let base = base.trim_end_matches('/').to_string();
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(SourceError::Config(format!(
+                "the kagent API URL `{base}` must start with http:// or https://"
+            )));
+        }
+        let client = http::client(timeout).map_err(SourceError::Config)?;
+        Ok(KagentApi {
+            name: format!("kagent API at {base}").into(),
+            base,
+            user: user.unwrap_or_else(|| DEFAULT_USER.to_string()),
+            token,
+            client,
+            retry,
+        })
+    }
+
+    async fn get(
+        &self,
+        path: &str,
+        user: &str,
+        query: &[(&str, &str)],
+    ) -> Result<Answer, SourceError> {
+        let url = format!("{}{path}", self.base);
+        let response = http::send(
+            || {
+                let mut request = self
+                    .client
+                    .get(&url)
+                    .query(&[("user_id", user)])
+                    .query(query);
+                if let Some(token) = &self.token {
+                    request = request.bearer_auth(token.expose());
+                }
+                request
+            },
+            self.retry,
+        )
+        .await;
+        let response = match response {
+            Ok(response) => response,
+            Err(HttpError::Status { status, .. }) if status == reqwest::StatusCode::NOT_FOUND => {
+                return Ok(Answer::NotFound);
+            }
+            Err(HttpError::Status { status, message }) => {
+                let message = envelope_message(&message).unwrap_or(message);
+                return Err(SourceError::Unavailable {
+                    source_name: self.name.to_string(),
+                    detail: self.scrub(&format!("GET {path} answered {status}: {message}")),
+                });
+            }
+            Err(HttpError::Transport(detail)) => {
+                return Err(SourceError::Unavailable {
+                    source_name: self.name.to_string(),
+                    detail: self.scrub(&format!("GET {path}: {detail}")),
+                });
+            }
+        };
+        let body: Value = response
+            .json()
+            .await
+            .map_err(|e| SourceError::Unavailable {
+                source_name: self.name.to_string(),
+                detail: format!("GET {path}: the answer is not JSON: {e}"),
+            })?;
+        if body.get("error").and_then(Value::as_bool) == Some(true) {
+            return Err(SourceError::Unavailable {
+                source_name: self.name.to_string(),
+                detail: format!(
+                    "GET {path}: {}",
+                    body.get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("error")
+                ),
+            });
+        }
+        Ok(Answer::Data(match body {
+            Value::Object(mut envelope) if envelope.contains_key("data") => {
+                envelope.remove("data").unwrap_or(Value::Null)
+            }
+            other => other,
+        }))
+    }
+
+    fn scrub(&self, message: &str) -> String {
+        match &self.token {
+            Some(token) => token.scrub(message),
+            None => message.to_string(),
+        }
+    }
+
+    /// The sessions the API lists for an agent (or for the user).
+    async fn sessions(&self, agent: Option<&AgentRef>) -> Result<Vec<SessionSummary>, SourceError> {
+        let path = match agent {
+            Some(a) => format!(
+                "/api/sessions/agent/{}/{}",
+                encode(&a.namespace),
+                encode(&a.name)
+            ),
+            None => "/api/sessions".to_string(),
+        };
+        let data = match self.get(&path, &self.user, &[]).await? {
+            Answer::Data(data) => data,
+            // kagent answers 404 for an agent it does not know: no sessions.
+            Answer::NotFound => return Ok(Vec::new()),
+        };
+        let list = data.as_array().cloned().unwrap_or_default();
+        Ok(list
+            .iter()
+            .filter_map(|s| {
+                let id = s.get("id")?.as_str()?.to_string();
+                let user = s
+                    .get("user_id")
+                    .and_then(Value::as_str)
+                    .unwrap_or(&self.user)
+                    .to_string();
+                Some(SessionSummary {
+                    key: SessionKey::new(id, Some(user)),
+                    agent_id: s.get("agent_id").and_then(Value::as_str).map(String::from),
+                    events: None,
+                    updated: s
+                        .get("updated_at")
+                        .or_else(|| s.get("created_at"))
+                        .and_then(Value::as_str)
+                        .and_then(|t| t.parse().ok()),
+                })
+            })
+            .collect())
+    }
+}
+
+fn envelope_message(body: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(body).ok()?;
+    value
+        .get("message")
+        .and_then(Value::as_str)
+        .map(String::from)
+}
+
+fn encode(segment: &str) -> String {
+    segment
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+impl SessionSource for KagentApi {
+    fn describe(&self) -> String {
+        self.name.to_string()
+    }
+
+    /// The API has no time or count filters: those apply to its listing.
+    async fn list(&self, query: &SessionQuery) -> Result<Vec<SessionSummary>, SourceError> {
+        let mut sessions = self.sessions(query.agent.as_ref()).await?;
+        if let Some(since) = query.since {
+            sessions.retain(|s| s.updated.is_some_and(|u| u >= since));
+        }
+        sessions.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| a.key.cmp(&b.key)));
+        if let Some(limit) = query.limit {
+            sessions.truncate(limit);
+        }
+        Ok(sessions)
+    }
+
+    async fn fetch(
+        &self,
+        keys: &[SessionKey],
+        agent: Option<&AgentRef>,
+    ) -> Result<Vec<RawSession>, SourceError> {
+        let allowed: Option<Vec<SessionKey>> = match agent {
+            Some(agent) => Some(
+                self.sessions(Some(agent))
+                    .await?
+                    .into_iter()
+                    .map(|s| s.key)
+                    .collect(),
+            ),
+            None => None,
+        };
+        let mut out = Vec::new();
+        for key in keys {
+            let user = key.user_id.clone().unwrap_or_else(|| self.user.clone());
+            if let Some(allowed) = &allowed
+                && !allowed
+                    .iter()
+                    .any(|k| k.id == key.id && k.user_id.as_deref() == Some(&user))
+            {
+                continue;
+            }
+            let path = format!("/api/sessions/{}", encode(&key.id));
+            let data = match self.get(&path, &user, &[("order", "asc")]).await? {
+                Answer::Data(data) => data,
+                Answer::NotFound => continue,
+            };
+            out.push(self.session_from(key, &user, &data));
+        }
+        Ok(out)
+    }
+}
+
+impl KagentApi {
+    fn session_from(&self, key: &SessionKey, user: &str, data: &Value) -> RawSession {
+        let mut raw = RawEvents::default();
+        let mut rows = Vec::new();
+        for (i, row) in data
+            .get("events")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let event_id = row
+                .get("id")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("#{}", i + 1), String::from);
+            let origin = Origin::Row {
+                source: self.name.clone(),
+                event_id,
+            };
+            let created = row
+                .get("created_at")
+                .and_then(Value::as_str)
+                .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+                .map(|t| t.as_microsecond());
+            let parsed = match row.get("data") {
+                Some(Value::String(text)) => parse_event(text.as_bytes(), origin),
+                Some(value @ Value::Object(_)) => Ok(crate::core::ingest::RawEvent {
+                    origin,
+                    value: value.clone(),
+                }),
+                _ => Err(Issue::new(&origin, "event row has no `data`")),
+            };
+            match parsed {
+                Ok(event) => rows.push((created, event)),
+                Err(issue) => raw.issues.push(issue),
+            }
+        }
+        order_rows(&mut rows);
+        raw.events = rows.into_iter().map(|(_, e)| e).collect();
+        RawSession {
+            key: SessionKey::new(key.id.clone(), Some(user.to_string())),
+            agent_id: data
+                .get("session")
+                .and_then(|s| s.get("agent_id"))
+                .and_then(Value::as_str)
+                .map(String::from),
+            raw,
+        }
+    }
+}

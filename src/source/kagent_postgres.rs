@@ -1,0 +1,208 @@
+//! kagent's own PostgreSQL database (kagent v0.8 and later).
+//!
+//! Every query runs in a `READ ONLY` transaction on connections whose
+//! default is read-only too; soft-deleted rows are left out; a session is
+//! `(id, user_id)`; the agent filter is part of each query. Event rows of a
+//! batch of sessions come back in one round trip, streamed.
+
+use super::{
+    RawSession, Secret, SessionQuery, SessionSource, SessionSummary, SourceError, order_rows,
+};
+use crate::core::ingest::{Origin, RawEvents, parse_event};
+use crate::core::session::{AgentRef, SessionKey};
+use futures::TryStreamExt;
+use sqlx::Row;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct KagentPostgres {
+    pool: PgPool,
+    name: Arc<str>,
+    url: Secret,
+}
+
+impl std::fmt::Debug for KagentPostgres {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KagentPostgres")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+const LIST_SESSIONS: &str = "
+SELECT s.id, s.user_id, s.agent_id,
+       extract(epoch FROM s.updated_at)::float8 AS updated,
+       (SELECT count(*) FROM event e
+         WHERE e.session_id = s.id AND e.user_id = s.user_id AND e.deleted_at IS NULL) AS events
+  FROM session s
+ WHERE s.deleted_at IS NULL
+   AND ($1::text IS NULL OR s.agent_id = $1)
+   AND ($2::float8 IS NULL OR s.updated_at >= to_timestamp($2))
+   AND ($3::bool OR s.source IS NULL OR s.source <> 'agent')
+ ORDER BY s.updated_at DESC NULLS LAST, s.created_at DESC NULLS LAST, s.id, s.user_id
+ LIMIT $4";
+
+const FETCH_EVENTS: &str = "
+SELECT s.id, s.user_id, s.agent_id, e.id AS event_id, e.data,
+       (extract(epoch FROM e.created_at) * 1000000)::int8 AS created
+  FROM session s
+  LEFT JOIN event e
+    ON e.session_id = s.id AND e.user_id = s.user_id AND e.deleted_at IS NULL
+ WHERE s.deleted_at IS NULL
+   AND ((s.id, s.user_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) OR s.id = ANY($3::text[]))
+   AND ($4::text IS NULL OR s.agent_id = $4)
+ ORDER BY s.id, s.user_id, e.created_at NULLS FIRST, e.id";
+
+impl KagentPostgres {
+    /// Connections are opened on first use, so a bad host shows up as the
+    /// source being unavailable when the run reads it.
+    pub fn new(url: Secret) -> Result<Self, SourceError> {
+        let options = PgConnectOptions::from_str(url.expose())
+            .map_err(|e| {
+                SourceError::Config(format!(
+                    "the kagent database URL is not valid: {}",
+                    url.scrub(&e.to_string())
+                ))
+            })?
+            .application_name("kagent-evals")
+            .options([("default_transaction_read_only", "on")]);
+        let name: Arc<str> = format!(
+            "kagent PostgreSQL at {}:{}/{}",
+            options.get_host(),
+            options.get_port(),
+            options.get_database().unwrap_or("kagent")
+        )
+        .into();
+        let pool = PgPoolOptions::new()
+            .max_connections(4)
+            .acquire_timeout(Duration::from_secs(15))
+            .connect_lazy_with(options);
+        Ok(KagentPostgres { pool, name, url })
+    }
+
+    fn unavailable(&self, error: sqlx::Error) -> SourceError {
+        SourceError::Unavailable {
+            source_name: self.name.to_string(),
+            detail: self.url.scrub(&error.to_string()),
+        }
+    }
+
+    /// The transaction every query runs in: `BEGIN READ ONLY`, on a
+    /// connection whose default is read-only as well.
+    pub async fn read_only(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, SourceError> {
+        self.pool
+            .begin_with("BEGIN READ ONLY")
+            .await
+            .map_err(|e| self.unavailable(e))
+    }
+}
+
+impl SessionSource for KagentPostgres {
+    fn describe(&self) -> String {
+        self.name.to_string()
+    }
+
+    async fn list(&self, query: &SessionQuery) -> Result<Vec<SessionSummary>, SourceError> {
+        let mut tx = self.read_only().await?;
+        let rows = sqlx::query(LIST_SESSIONS)
+            .bind(query.agent.as_ref().map(AgentRef::kagent_id))
+            .bind(query.since.map(|t| t.as_millisecond() as f64 / 1000.0))
+            .bind(query.include_sub_agent_sessions)
+            .bind(query.limit.map(|l| l as i64))
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(|e| self.unavailable(e))?;
+        tx.rollback().await.map_err(|e| self.unavailable(e))?;
+        rows.iter()
+            .map(|row| {
+                let updated: Option<f64> = row.try_get("updated")?;
+                Ok(SessionSummary {
+                    key: SessionKey::new(
+                        row.try_get::<String, _>("id")?,
+                        Some(row.try_get("user_id")?),
+                    ),
+                    agent_id: row.try_get("agent_id")?,
+                    events: Some(row.try_get::<i64, _>("events")? as u64),
+                    updated: updated
+                        .and_then(|s| jiff::Timestamp::from_millisecond((s * 1000.0) as i64).ok()),
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(|e| self.unavailable(e))
+    }
+
+    async fn fetch(
+        &self,
+        keys: &[SessionKey],
+        agent: Option<&AgentRef>,
+    ) -> Result<Vec<RawSession>, SourceError> {
+        let (mut pair_ids, mut pair_users, mut any_user) = (Vec::new(), Vec::new(), Vec::new());
+        for key in keys {
+            match &key.user_id {
+                Some(user) => {
+                    pair_ids.push(key.id.clone());
+                    pair_users.push(user.clone());
+                }
+                None => any_user.push(key.id.clone()),
+            }
+        }
+        let mut tx = self.read_only().await?;
+        let mut sessions: Vec<RawSession> = Vec::new();
+        let mut rows: Vec<(Option<i64>, crate::core::ingest::RawEvent)> = Vec::new();
+        {
+            let mut stream = sqlx::query(FETCH_EVENTS)
+                .bind(&pair_ids)
+                .bind(&pair_users)
+                .bind(&any_user)
+                .bind(agent.map(AgentRef::kagent_id))
+                .fetch(&mut *tx);
+            while let Some(row) = stream.try_next().await.map_err(|e| self.unavailable(e))? {
+                let id: String = row.try_get("id").map_err(|e| self.unavailable(e))?;
+                let user: String = row.try_get("user_id").map_err(|e| self.unavailable(e))?;
+                let same = sessions
+                    .last()
+                    .is_some_and(|s| s.key.id == id && s.key.user_id.as_deref() == Some(&user));
+                if !same {
+                    if let Some(done) = sessions.last_mut() {
+                        finish(done, &mut rows);
+                    }
+                    sessions.push(RawSession {
+                        key: SessionKey::new(id, Some(user)),
+                        agent_id: row.try_get("agent_id").map_err(|e| self.unavailable(e))?,
+                        raw: RawEvents::default(),
+                    });
+                }
+                let event_id: Option<String> =
+                    row.try_get("event_id").map_err(|e| self.unavailable(e))?;
+                let Some(event_id) = event_id else { continue };
+                let data: String = row.try_get("data").map_err(|e| self.unavailable(e))?;
+                let created: Option<i64> =
+                    row.try_get("created").map_err(|e| self.unavailable(e))?;
+                let origin = Origin::Row {
+                    source: self.name.clone(),
+                    event_id,
+                };
+                let session = sessions.last_mut().expect("pushed above");
+                match parse_event(data.as_bytes(), origin) {
+                    Ok(event) => rows.push((created, event)),
+                    Err(issue) => session.raw.issues.push(issue),
+                }
+            }
+        }
+        if let Some(done) = sessions.last_mut() {
+            finish(done, &mut rows);
+        }
+        tx.rollback().await.map_err(|e| self.unavailable(e))?;
+        Ok(sessions)
+    }
+}
+
+/// Put a session's collected rows in order and into it.
+fn finish(session: &mut RawSession, rows: &mut Vec<(Option<i64>, crate::core::ingest::RawEvent)>) {
+    order_rows(rows);
+    session.raw.events.extend(rows.drain(..).map(|(_, e)| e));
+}

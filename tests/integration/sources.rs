@@ -1,0 +1,667 @@
+//! The session sources against real databases and a real HTTP server:
+//! kagent's PostgreSQL, ADK's own tables in SQLite and PostgreSQL, and the
+//! kagent REST API (served here by a local axum server).
+
+use crate::support::postgres::{SeedSession, TestDatabase};
+use crate::support::runtime;
+use crate::{Need, Test};
+use kagent_evals::core::convert::{ConvertOptions, convert};
+use kagent_evals::core::ingest::read_jsonl;
+use kagent_evals::core::session::{AgentRef, Session, SessionKey};
+use kagent_evals::http::Retry;
+use kagent_evals::source::adk_database::AdkDatabase;
+use kagent_evals::source::kagent_api::KagentApi;
+use kagent_evals::source::kagent_postgres::KagentPostgres;
+use kagent_evals::source::{RawSession, Secret, SessionQuery, SessionSource};
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+pub fn tests() -> Vec<Test> {
+    vec![
+        Test {
+            name: "sources::kagent_postgres_reads_back_the_captured_trajectories",
+            needs: &[Need::Postgres],
+            run: reads_back_captured,
+        },
+        Test {
+            name: "sources::kagent_postgres_leaves_out_soft_deleted_rows",
+            needs: &[Need::Postgres],
+            run: soft_deletes,
+        },
+        Test {
+            name: "sources::kagent_postgres_keeps_two_users_with_one_session_id_apart",
+            needs: &[Need::Postgres],
+            run: two_users,
+        },
+        Test {
+            name: "sources::kagent_postgres_filters_agent_sub_agent_since_and_limit",
+            needs: &[Need::Postgres],
+            run: filters,
+        },
+        Test {
+            name: "sources::kagent_postgres_refuses_writes",
+            needs: &[Need::Postgres],
+            run: refuses_writes,
+        },
+        Test {
+            name: "sources::kagent_postgres_reports_a_broken_row_and_scores_the_rest",
+            needs: &[Need::Postgres],
+            run: broken_row,
+        },
+        Test {
+            name: "sources::kagent_postgres_down_names_the_host_not_the_password",
+            needs: &[Need::Postgres],
+            run: database_down,
+        },
+        Test {
+            name: "sources::adk_database_sqlite_file",
+            needs: &[],
+            run: adk_sqlite,
+        },
+        Test {
+            name: "sources::adk_database_postgres",
+            needs: &[Need::Postgres],
+            run: adk_postgres,
+        },
+        Test {
+            name: "sources::kagent_api_envelope_retries_and_errors",
+            needs: &[],
+            run: kagent_api,
+        },
+    ]
+}
+
+fn captured(name: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/kagent-captured")
+        .join(name);
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(String::from)
+        .collect()
+}
+
+fn trajectory(session: Session) -> Value {
+    serde_json::to_value(convert(&session.events, &ConvertOptions::default()).messages).unwrap()
+}
+
+fn from_file(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/kagent-captured")
+        .join(name);
+    let raw = read_jsonl(std::fs::read(path).unwrap().as_slice(), name).unwrap();
+    trajectory(Session::from_raw(SessionKey::new("s", None), None, raw))
+}
+
+const WEATHER: &str = "kagent__NS__weather_assistant";
+
+fn weather() -> AgentRef {
+    "kagent/weather-assistant".parse().unwrap()
+}
+
+fn seed<'a>(id: &'a str, user: &'a str, agent_id: &'a str, capture: &str) -> SeedSession<'a> {
+    SeedSession {
+        id,
+        user,
+        agent_id,
+        source: None,
+        age_seconds: 60,
+        deleted: false,
+        events: captured(capture),
+    }
+}
+
+async fn kagent(db: &TestDatabase) -> KagentPostgres {
+    KagentPostgres::new(Secret::new(db.url.clone())).unwrap()
+}
+
+async fn fetch(
+    source: &impl SessionSource,
+    keys: &[SessionKey],
+    agent: Option<&AgentRef>,
+) -> Vec<RawSession> {
+    source.fetch(keys, agent).await.unwrap()
+}
+
+fn reads_back_captured() {
+    runtime().block_on(async {
+        let db = TestDatabase::create("captured").await;
+        let files = [
+            "weather-grounded.jsonl",
+            "weather-ungrounded.jsonl",
+            "weather-wrong-city.jsonl",
+            "github-assistant-session.jsonl",
+        ];
+        let sessions: Vec<SeedSession> = files
+            .iter()
+            .map(|f| {
+                seed(
+                    f.trim_end_matches(".jsonl"),
+                    "admin@kagent.dev",
+                    if f.starts_with("weather") {
+                        WEATHER
+                    } else {
+                        "kagent__NS__github_assistant"
+                    },
+                    f,
+                )
+            })
+            .collect();
+        db.seed_kagent(&sessions).await;
+        let source = kagent(&db).await;
+        let keys: Vec<SessionKey> = files
+            .iter()
+            .map(|f| SessionKey::new(f.trim_end_matches(".jsonl"), None))
+            .collect();
+        let fetched = fetch(&source, &keys, None).await;
+        assert_eq!(fetched.len(), 4);
+        for raw in fetched {
+            let file = format!("{}.jsonl", raw.key.id);
+            assert!(raw.raw.issues.is_empty(), "{:?}", raw.raw.issues);
+            assert_eq!(raw.key.user_id.as_deref(), Some("admin@kagent.dev"));
+            assert_eq!(trajectory(raw.normalise()), from_file(&file), "{file}");
+        }
+        let listed = source
+            .list(&SessionQuery {
+                agent: Some(weather()),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(listed.len(), 3);
+        assert!(
+            listed
+                .iter()
+                .all(|s| s.agent_id.as_deref() == Some(WEATHER))
+        );
+        assert_eq!(
+            listed
+                .iter()
+                .find(|s| s.key.id == "weather-grounded")
+                .unwrap()
+                .events,
+            Some(6)
+        );
+    });
+}
+
+fn soft_deletes() {
+    runtime().block_on(async {
+        let db = TestDatabase::create("softdelete").await;
+        let mut gone = seed("gone", "u", WEATHER, "weather-grounded.jsonl");
+        gone.deleted = true;
+        db.seed_kagent(&[gone, seed("kept", "u", WEATHER, "weather-grounded.jsonl")])
+            .await;
+        db.execute(
+            "UPDATE event SET deleted_at = now() WHERE session_id = 'kept' AND id LIKE '%-1'",
+        )
+        .await;
+        let source = kagent(&db).await;
+        let listed = source.list(&SessionQuery::default()).await.unwrap();
+        assert_eq!(
+            listed.iter().map(|s| s.key.id.as_str()).collect::<Vec<_>>(),
+            ["kept"]
+        );
+        assert_eq!(listed[0].events, Some(5));
+        let fetched = fetch(
+            &source,
+            &[SessionKey::new("gone", None), SessionKey::new("kept", None)],
+            None,
+        )
+        .await;
+        assert_eq!(fetched.len(), 1);
+        assert_eq!(
+            fetched[0].raw.events.len(),
+            5,
+            "the soft-deleted event is left out"
+        );
+    });
+}
+
+fn two_users() {
+    runtime().block_on(async {
+        let db = TestDatabase::create("twousers").await;
+        db.seed_kagent(&[
+            seed("shared", "alice", WEATHER, "weather-grounded.jsonl"),
+            seed("shared", "bob", WEATHER, "weather-wrong-city.jsonl"),
+        ])
+        .await;
+        let source = kagent(&db).await;
+        let alice = fetch(
+            &source,
+            &[SessionKey::new("shared", Some("alice".into()))],
+            None,
+        )
+        .await;
+        assert_eq!(alice.len(), 1);
+        assert_eq!(
+            trajectory(alice[0].clone().normalise()),
+            from_file("weather-grounded.jsonl")
+        );
+        let bob = fetch(
+            &source,
+            &[SessionKey::new("shared", Some("bob".into()))],
+            None,
+        )
+        .await;
+        assert_eq!(
+            trajectory(bob[0].clone().normalise()),
+            from_file("weather-wrong-city.jsonl")
+        );
+        let both = fetch(&source, &[SessionKey::new("shared", None)], None).await;
+        let users: Vec<_> = both
+            .iter()
+            .map(|s| s.key.user_id.clone().unwrap())
+            .collect();
+        assert_eq!(users, ["alice", "bob"]);
+        assert!(
+            both.iter().all(|s| s.raw.events.len() == 6),
+            "no events cross between the users"
+        );
+    });
+}
+
+fn filters() {
+    runtime().block_on(async {
+        let db = TestDatabase::create("filters").await;
+        let mut sub = seed("sub", "u", WEATHER, "weather-grounded.jsonl");
+        sub.source = Some("agent");
+        let mut old = seed("old", "u", WEATHER, "weather-grounded.jsonl");
+        old.age_seconds = 3 * 86_400;
+        let mut newest = seed("newest", "u", WEATHER, "weather-grounded.jsonl");
+        newest.age_seconds = 10;
+        db.seed_kagent(&[
+            seed("recent", "u", WEATHER, "weather-grounded.jsonl"),
+            sub,
+            old,
+            newest,
+            seed(
+                "other-agent",
+                "u",
+                "kagent__NS__k8s_agent",
+                "github-assistant-session.jsonl",
+            ),
+        ])
+        .await;
+        let source = kagent(&db).await;
+        let ids = |listed: Vec<kagent_evals::source::SessionSummary>| {
+            listed.into_iter().map(|s| s.key.id).collect::<Vec<_>>()
+        };
+        let agent = Some(weather());
+        let all = source
+            .list(&SessionQuery {
+                agent: agent.clone(),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            ids(all),
+            ["newest", "recent", "old"],
+            "sub-agent sessions are left out, most recent first"
+        );
+        let with_sub = source
+            .list(&SessionQuery {
+                agent: agent.clone(),
+                include_sub_agent_sessions: true,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(with_sub.len(), 4);
+        let since = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24);
+        let recent = source
+            .list(&SessionQuery {
+                agent: agent.clone(),
+                since: Some(since),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(ids(recent), ["newest", "recent"]);
+        let limited = source
+            .list(&SessionQuery {
+                agent: agent.clone(),
+                limit: Some(1),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(ids(limited), ["newest"]);
+        // Naming another agent's session does not reach it.
+        let other = fetch(
+            &source,
+            &[SessionKey::new("other-agent", None)],
+            agent.as_ref(),
+        )
+        .await;
+        assert!(other.is_empty());
+    });
+}
+
+fn refuses_writes() {
+    runtime().block_on(async {
+        let db = TestDatabase::create("readonly").await;
+        db.seed_kagent(&[seed("s", "u", WEATHER, "weather-grounded.jsonl")])
+            .await;
+        let source = kagent(&db).await;
+        let mut tx = source.read_only().await.unwrap();
+        let error = sqlx::query("DELETE FROM event")
+            .execute(&mut *tx)
+            .await
+            .unwrap_err();
+        assert!(
+            error.to_string().contains("read-only transaction"),
+            "{error}"
+        );
+        drop(tx);
+        assert_eq!(
+            source.list(&SessionQuery::default()).await.unwrap()[0].events,
+            Some(6)
+        );
+    });
+}
+
+fn broken_row() {
+    runtime().block_on(async {
+        let db = TestDatabase::create("broken").await;
+        let mut events = captured("weather-grounded.jsonl");
+        events[3] = "{this is not json".into();
+        db.seed_kagent(&[SeedSession {
+            events,
+            ..seed("s", "u", WEATHER, "weather-grounded.jsonl")
+        }])
+        .await;
+        let source = kagent(&db).await;
+        let fetched = fetch(&source, &[SessionKey::new("s", None)], None).await;
+        let raw = &fetched[0].raw;
+        assert_eq!(raw.events.len(), 5);
+        assert_eq!(raw.issues.len(), 1);
+        let issue = raw.issues[0].to_string();
+        assert!(issue.contains(": event s-u-3: not JSON"), "{issue}");
+        assert!(
+            issue.starts_with("kagent PostgreSQL at 127.0.0.1:"),
+            "{issue}"
+        );
+        let messages = trajectory(fetched[0].clone().normalise());
+        assert_eq!(
+            messages.as_array().unwrap().len(),
+            3,
+            "user, call, answer survive the broken tool result"
+        );
+    });
+}
+
+fn database_down() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://kagent:hunter2-secret@127.0.0.1:{port}/kagent");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+        .args([
+            "run",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/examples/weather/suite.yaml"),
+            "--source",
+            "kagent-postgres",
+        ])
+        .env("KAGENT_EVALS_DATABASE_URL", &url)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "kagent PostgreSQL at 127.0.0.1:{port}/kagent is unavailable"
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("hunter2"));
+}
+
+fn adk_expectations(url: String) {
+    runtime().block_on(async {
+        let source = &AdkDatabase::new(Secret::new(url), "weather_app").unwrap();
+        let listed = source.list(&SessionQuery::default()).await.unwrap();
+        let mut keys: Vec<(String, String)> = listed
+            .iter()
+            .map(|s| (s.key.id.clone(), s.key.user_id.clone().unwrap()))
+            .collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                ("grounded".to_string(), "alice".to_string()),
+                ("grounded".into(), "bob".into()),
+                ("ungrounded".into(), "alice".into())
+            ]
+        );
+        assert!(
+            listed
+                .iter()
+                .all(|s| s.agent_id.as_deref() == Some("weather_app"))
+        );
+        let alice = fetch(
+            source,
+            &[SessionKey::new("grounded", Some("alice".into()))],
+            None,
+        )
+        .await;
+        assert_eq!(alice.len(), 1);
+        assert_eq!(
+            trajectory(alice[0].clone().normalise()),
+            from_file("weather-grounded.jsonl")
+        );
+        let bob = fetch(
+            source,
+            &[SessionKey::new("grounded", Some("bob".into()))],
+            None,
+        )
+        .await;
+        assert_eq!(
+            trajectory(bob[0].clone().normalise()),
+            from_file("weather-wrong-city.jsonl")
+        );
+        assert!(
+            fetch(source, &[SessionKey::new("github", None)], None)
+                .await
+                .is_empty(),
+            "another app's session is out of scope"
+        );
+        let limited = source
+            .list(&SessionQuery {
+                limit: Some(2),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(limited.len(), 2);
+    });
+}
+
+fn adk_sqlite() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/adk-database/sessions.db"
+    );
+    adk_expectations(format!("sqlite+aiosqlite:///{file}"));
+}
+
+fn adk_postgres() {
+    let db = runtime().block_on(async {
+        let db = TestDatabase::create("adk").await;
+        let dump = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/adk-database/postgres.sql"
+        ))
+        .unwrap();
+        db.execute(&dump).await;
+        db
+    });
+    adk_expectations(db.url.replacen("postgres://", "postgresql+asyncpg://", 1));
+}
+
+/// A kagent API stand-in: the documented envelope, `data` as JSON text, and
+/// failures on demand.
+mod api_server {
+    use axum::extract::{Path, Query, State};
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::routing::get;
+    use axum::{Json, Router};
+    use serde_json::{Value, json};
+    use std::collections::HashMap;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[derive(Default)]
+    pub struct Server {
+        pub failures_left: AtomicU32,
+        pub requests: AtomicU32,
+        pub saw_token: std::sync::Mutex<Vec<String>>,
+    }
+
+    fn events(file: &str) -> Vec<Value> {
+        super::captured(file)
+            .into_iter()
+            .enumerate()
+            .map(|(i, data)| json!({"id": format!("ev-{i}"), "session_id": "s", "user_id": "admin@kagent.dev", "created_at": format!("2026-09-03T20:04:5{i}Z"), "data": data}))
+            .collect()
+    }
+
+    async fn agent_sessions(
+        State(s): State<Arc<Server>>,
+        Path((ns, name)): Path<(String, String)>,
+        headers: HeaderMap,
+    ) -> (StatusCode, Json<Value>) {
+        s.requests.fetch_add(1, Ordering::SeqCst);
+        if let Some(auth) = headers.get("authorization") {
+            s.saw_token
+                .lock()
+                .unwrap()
+                .push(auth.to_str().unwrap().to_string());
+        }
+        if s.failures_left.load(Ordering::SeqCst) > 0 {
+            s.failures_left.fetch_sub(1, Ordering::SeqCst);
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                Json(json!({"error": true, "message": "try later"})),
+            );
+        }
+        if ns != "kagent" || name != "weather-assistant" {
+            return (
+                StatusCode::NOT_FOUND,
+                Json(json!({"error": true, "data": null, "message": "Agent not found"})),
+            );
+        }
+        let sessions = json!([
+            {"id": "grounded", "user_id": "admin@kagent.dev", "agent_id": "kagent__NS__weather_assistant", "updated_at": "2026-09-03T20:05:01Z"},
+            {"id": "broken", "user_id": "admin@kagent.dev", "agent_id": "kagent__NS__weather_assistant", "updated_at": "2026-09-02T20:05:01Z"}
+        ]);
+        (
+            StatusCode::OK,
+            Json(
+                json!({"error": false, "data": sessions, "message": "Successfully listed sessions"}),
+            ),
+        )
+    }
+
+    async fn session(
+        Path(id): Path<String>,
+        Query(q): Query<HashMap<String, String>>,
+    ) -> (StatusCode, Json<Value>) {
+        if q.get("user_id").map(String::as_str) != Some("admin@kagent.dev") {
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(json!({"error": true, "message": "user_id is required"})),
+            );
+        }
+        let mut events = match id.as_str() {
+            "grounded" => events("weather-grounded.jsonl"),
+            "broken" => events("weather-grounded.jsonl"),
+            "other-agent" => events("github-assistant-session.jsonl"),
+            _ => {
+                return (
+                    StatusCode::NOT_FOUND,
+                    Json(json!({"error": true, "message": "Session not found"})),
+                );
+            }
+        };
+        if id == "broken" {
+            events[2]["data"] = json!("{not json");
+        }
+        let session = json!({"id": id, "user_id": "admin@kagent.dev", "agent_id": "kagent__NS__weather_assistant"});
+        (
+            StatusCode::OK,
+            Json(
+                json!({"error": false, "data": {"session": session, "events": events}, "message": "ok"}),
+            ),
+        )
+    }
+
+    async fn forbidden() -> (StatusCode, Json<Value>) {
+        (
+            StatusCode::FORBIDDEN,
+            Json(json!({"error": true, "message": "token rejected"})),
+        )
+    }
+
+    pub async fn start(state: Arc<Server>) -> String {
+        let app = Router::new()
+            .route("/api/sessions/agent/{ns}/{name}", get(agent_sessions))
+            .route("/api/sessions/{id}", get(session))
+            .route("/api/sessions", get(forbidden))
+            .with_state(state);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        format!("http://{address}")
+    }
+}
+
+fn kagent_api() {
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
+    runtime().block_on(async {
+        let state = Arc::new(api_server::Server::default());
+        let base = api_server::start(state.clone()).await;
+        let fast = Retry { attempts: 4, first_pause: Duration::from_millis(10) };
+        let source = KagentApi::new(&base, None, Some(Secret::new("t0ken-value")), Duration::from_secs(5), fast).unwrap();
+
+        state.failures_left.store(2, Ordering::SeqCst);
+        let listed = source.list(&SessionQuery { agent: Some(weather()), limit: Some(1), ..Default::default() }).await.unwrap();
+        assert_eq!(state.requests.load(Ordering::SeqCst), 3, "two 503s retried");
+        assert_eq!(listed.iter().map(|s| s.key.id.as_str()).collect::<Vec<_>>(), ["grounded"]);
+        assert!(state.saw_token.lock().unwrap().iter().all(|t| t == "Bearer t0ken-value"));
+
+        let fetched = source.fetch(&[SessionKey::new("grounded", None), SessionKey::new("missing", None)], None).await.unwrap();
+        assert_eq!(fetched.len(), 1);
+        assert_eq!(trajectory(fetched[0].clone().normalise()), from_file("weather-grounded.jsonl"));
+
+        let broken = source.fetch(&[SessionKey::new("broken", None)], None).await.unwrap();
+        assert_eq!(broken[0].raw.events.len(), 5);
+        assert!(broken[0].raw.issues[0].to_string().ends_with("event ev-2: not JSON: key must be a string at line 1 column 2"), "{:?}", broken[0].raw.issues);
+
+        // A session of another agent, named by id, is not read for this agent.
+        let scoped = source.fetch(&[SessionKey::new("other-agent", None)], Some(&weather())).await.unwrap();
+        assert!(scoped.is_empty());
+        let unknown: AgentRef = "kagent/nope".parse().unwrap();
+        assert!(source.list(&SessionQuery { agent: Some(unknown), ..Default::default() }).await.unwrap().is_empty());
+
+        let error = source.list(&SessionQuery::default()).await.unwrap_err().to_string();
+        assert!(error.contains("GET /api/sessions answered 403 Forbidden: token rejected"), "{error}");
+        assert!(!error.contains("t0ken-value"));
+
+        state.failures_left.store(10, Ordering::SeqCst);
+        let error = source.list(&SessionQuery { agent: Some(weather()), ..Default::default() }).await.unwrap_err().to_string();
+        assert!(error.contains("answered 503 Service Unavailable (after 4 attempts)"), "{error}");
+
+        let down = KagentApi::new("http://127.0.0.1:9", None, None, Duration::from_secs(2), fast).unwrap();
+        let error = down.list(&SessionQuery::default()).await.unwrap_err().to_string();
+        assert!(error.starts_with("kagent API at http://127.0.0.1:9 is unavailable: GET /api/sessions: could not connect"), "{error}");
+    });
+}
