@@ -1,5 +1,6 @@
 //! The `kagent-evals` command line.
 
+mod controller;
 mod documents;
 mod extract;
 mod match_cmd;
@@ -10,11 +11,8 @@ mod sessions;
 mod suite;
 
 use crate::core::suite::spec::{SourceKind, SourceSpec};
-use crate::http::Retry;
-use crate::source::adk_database::AdkDatabase;
-use crate::source::kagent_api::KagentApi;
-use crate::source::kagent_postgres::KagentPostgres;
-use crate::source::{AnySource, Secret, SourceError, fixture::FixtureSource};
+use crate::source::open::{Connection, open};
+use crate::source::{AnySource, Secret, SourceError};
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,8 +29,17 @@ struct Cli {
     /// Log filter for stderr (e.g. `info`, `kagent_evals=debug`); overrides RUST_LOG.
     #[arg(long, global = true, value_name = "FILTER")]
     log: Option<String>,
+    /// Log lines as text or JSON.
+    #[arg(long, global = true, value_enum, default_value = "text")]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -56,6 +63,8 @@ enum Command {
     Sessions(sessions::SessionsArgs),
     /// Save a session's raw events, secrets redacted, as a regression fixture.
     Capture(sessions::CaptureArgs),
+    /// Run the Kubernetes operator: schedule EvalSuites, execute EvalRuns.
+    Controller(controller::ControllerArgs),
 }
 
 /// Which source to read sessions from.
@@ -65,6 +74,17 @@ pub enum SourceChoice {
     KagentPostgres,
     KagentApi,
     AdkDatabase,
+}
+
+impl From<SourceChoice> for SourceKind {
+    fn from(choice: SourceChoice) -> Self {
+        match choice {
+            SourceChoice::Fixture => SourceKind::Fixture,
+            SourceChoice::KagentPostgres => SourceKind::KagentPostgres,
+            SourceChoice::KagentApi => SourceKind::KagentApi,
+            SourceChoice::AdkDatabase => SourceKind::AdkDatabase,
+        }
+    }
 }
 
 /// Where sessions are read from. Given on the command line, these override
@@ -112,25 +132,29 @@ impl SourceArgs {
         self.build_for(None, Path::new("."))
     }
 
-    fn database_url(&self) -> Result<Secret, SourceError> {
-        match (&self.database_url, &self.database_url_file) {
-            (Some(url), _) => Ok(Secret::new(url.clone())),
-            (None, Some(file)) => Secret::from_file(file),
-            (None, None) => Err(SourceError::Config(
-                "no database URL: set KAGENT_EVALS_DATABASE_URL, or pass --database-url-file FILE"
-                    .into(),
-            )),
-        }
-    }
-
-    fn api_token(&self) -> Result<Option<Secret>, SourceError> {
-        if let Some(file) = &self.api_token_file {
-            return Secret::from_file(file).map(Some);
-        }
-        Ok(std::env::var("KAGENT_EVALS_API_TOKEN")
-            .ok()
-            .filter(|t| !t.is_empty())
-            .map(Secret::new))
+    /// The connection details the flags and environment give.
+    pub fn connection(&self) -> Result<Connection, SourceError> {
+        let database_url = match (&self.database_url, &self.database_url_file) {
+            (Some(url), _) => Some(Secret::new(url.clone())),
+            (None, Some(file)) => Some(Secret::from_file(file)?),
+            (None, None) => None,
+        };
+        let api_token = match &self.api_token_file {
+            Some(file) => Some(Secret::from_file(file)?),
+            None => std::env::var("KAGENT_EVALS_API_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty())
+                .map(Secret::new),
+        };
+        Ok(Connection {
+            fixture: self.fixture.clone(),
+            database_url,
+            api_url: self.api_url.clone(),
+            api_user: self.api_user.clone(),
+            api_token,
+            adk_app: self.adk_app.clone(),
+            api_timeout: Some(Duration::from_secs(self.api_timeout)),
+        })
     }
 
     /// The command line's source, else the suite's (`base` is the suite
@@ -141,72 +165,20 @@ impl SourceArgs {
         suite_source: Option<&SourceSpec>,
         base: &Path,
     ) -> Result<AnySource, SourceError> {
-        let choice = self
+        let connection = self.connection()?;
+        let kind = self
             .source
-            .or(self.fixture.as_ref().map(|_| SourceChoice::Fixture))
-            .or(suite_source.map(|s| match s.kind {
-                SourceKind::Fixture => SourceChoice::Fixture,
-                SourceKind::KagentPostgres => SourceChoice::KagentPostgres,
-                SourceKind::KagentApi => SourceChoice::KagentApi,
-                SourceKind::AdkDatabase => SourceChoice::AdkDatabase,
-            }))
-            .or(self.api_url.as_ref().map(|_| SourceChoice::KagentApi))
-            .or((self.database_url.is_some() || self.database_url_file.is_some()).then_some(SourceChoice::KagentPostgres))
+            .map(SourceKind::from)
+            .or(self.fixture.as_ref().map(|_| SourceKind::Fixture))
+            .or(suite_source.map(|s| s.kind))
+            .or(connection.api_url.as_ref().map(|_| SourceKind::KagentApi))
+            .or(connection.database_url.as_ref().map(|_| SourceKind::KagentPostgres))
             .ok_or_else(|| {
                 SourceError::Config(
                     "no source: pass --fixture PATH, set KAGENT_EVALS_DATABASE_URL or --api-url, or give the suite a spec.source".into(),
                 )
             })?;
-        Ok(match choice {
-            SourceChoice::Fixture => {
-                let path = match (&self.fixture, suite_source.and_then(|s| s.fixture.as_ref())) {
-                    (Some(path), _) => path.clone(),
-                    (None, Some(fixture)) => base.join(&fixture.path),
-                    (None, None) => {
-                        return Err(SourceError::Config(
-                            "a fixture source needs --fixture PATH".into(),
-                        ));
-                    }
-                };
-                AnySource::Fixture(FixtureSource::open(path)?)
-            }
-            SourceChoice::KagentPostgres => {
-                AnySource::KagentPostgres(KagentPostgres::new(self.database_url()?)?)
-            }
-            SourceChoice::KagentApi => {
-                let spec = suite_source.and_then(|s| s.kagent_api.as_ref());
-                let url = self
-                    .api_url
-                    .clone()
-                    .or(spec.map(|s| s.url.clone()))
-                    .ok_or_else(|| {
-                        SourceError::Config("a kagent API source needs --api-url URL".into())
-                    })?;
-                let user = self
-                    .api_user
-                    .clone()
-                    .or(spec.and_then(|s| s.user_id.clone()));
-                AnySource::KagentApi(KagentApi::new(
-                    &url,
-                    user,
-                    self.api_token()?,
-                    Duration::from_secs(self.api_timeout),
-                    Retry::default(),
-                )?)
-            }
-            SourceChoice::AdkDatabase => {
-                let app = self
-                    .adk_app
-                    .clone()
-                    .or(suite_source
-                        .and_then(|s| s.adk_database.as_ref())
-                        .map(|s| s.app_name.clone()))
-                    .ok_or_else(|| {
-                        SourceError::Config("an ADK database source needs --adk-app NAME".into())
-                    })?;
-                AnySource::AdkDatabase(AdkDatabase::new(self.database_url()?, app)?)
-            }
-        })
+        open(kind, suite_source, &connection, base)
     }
 }
 
@@ -242,7 +214,12 @@ impl From<SourceError> for CommandError {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(cli.log.as_deref());
+    let default_filter = if matches!(cli.command, Command::Controller(_)) {
+        "info"
+    } else {
+        "warn"
+    };
+    init_logging(cli.log.as_deref(), default_filter, cli.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -263,6 +240,7 @@ pub fn main() -> ExitCode {
             Command::Crd => suite::print_crds(),
             Command::Sessions(args) => sessions::list(args).await,
             Command::Capture(args) => sessions::capture(args).await,
+            Command::Controller(args) => controller::run(args).await,
         }
     });
     match result {
@@ -274,14 +252,17 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn init_logging(filter: Option<&str>) {
+fn init_logging(filter: Option<&str>, default: &str, format: LogFormat) {
     use tracing_subscriber::EnvFilter;
     let filter = match filter {
         Some(f) => EnvFilter::new(f),
-        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")),
+        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default)),
     };
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
 }

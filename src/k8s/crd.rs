@@ -54,6 +54,17 @@ pub struct EvalSuiteStatus {
     pub last_run: Option<LastRun>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub health: Option<Health>,
+    /// The latest finished runs, oldest first; health is computed from
+    /// them, and they outlive pruned runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recent_results: Vec<RecentResult>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RecentResult {
+    pub name: String,
+    /// Passed, Failed or Error.
+    pub result: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -184,6 +195,10 @@ pub struct EvalRunStatus {
     /// Complete, and Passed, for `kubectl wait --for=condition=Passed`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
+    /// Times execution started; more than one means it was resumed after
+    /// the controller stopped mid-run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -1,3 +1,5 @@
 //! The Kubernetes adapter: custom resources and, built on them, the operator.
 
+pub mod conditions;
+pub mod controller;
 pub mod crd;

@@ -6,6 +6,7 @@ pub mod adk_database;
 pub mod fixture;
 pub mod kagent_api;
 pub mod kagent_postgres;
+pub mod open;
 
 use crate::core::ingest::{RawEvent, RawEvents};
 use crate::core::session::{AgentRef, Session, SessionKey};

@@ -6,6 +6,7 @@
 //! missing prerequisite is a failure instead.
 
 mod crds;
+mod operator;
 mod sources;
 mod support;
 
@@ -28,6 +29,7 @@ fn tests() -> Vec<Test> {
     let mut all = Vec::new();
     all.extend(crds::tests());
     all.extend(sources::tests());
+    all.extend(operator::tests());
     all
 }
 
@@ -43,8 +45,27 @@ fn missing(need: Need) -> Option<&'static str> {
     }
 }
 
+/// Logs of the controllers the tests run in-process, under target/ beside
+/// the control plane's (RUST_LOG sets the level; info by default).
+fn init_logging() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/integration-logs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file =
+        std::fs::File::create(dir.join(format!("controllers-{}.log", std::process::id()))).unwrap();
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::sync::Mutex::new(file))
+        .try_init();
+}
+
 fn main() {
-    let args = Arguments::from_args();
+    init_logging();
+    let mut args = Arguments::from_args();
+    // Most of these tests wait on the cluster or the clock, not the CPU.
+    args.test_threads = args.test_threads.or(Some(12));
     let tests = tests();
     let mut unavailable = Vec::new();
     for need in [Need::ControlPlane, Need::Postgres] {
@@ -64,6 +85,10 @@ fn main() {
             support::REQUIRE_VAR
         );
         std::process::exit(1);
+    }
+    let needs_plane = tests.iter().any(|t| t.needs.contains(&Need::ControlPlane));
+    if needs_plane && !unavailable.iter().any(|(n, _)| *n == Need::ControlPlane) {
+        support::start_control_plane();
     }
     let trials = tests
         .into_iter()

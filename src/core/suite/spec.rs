@@ -562,9 +562,16 @@ pub struct PriceSpec {
 /// A key of a Secret in the suite's own namespace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-kubernetes-validations" = [
+    {"rule": "!has(self.__namespace__)", "message": "a Secret is read only in the suite's own namespace: remove namespace"}
+]))]
 pub struct SecretKeyRef {
     pub name: String,
     pub key: String,
+    /// Not allowed: references resolve in the suite's namespace. Present so
+    /// that a cross-namespace reference is refused rather than silently dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
 }
 
 /// Where sessions come from.

@@ -24,6 +24,8 @@ pub struct ControlPlane {
     pub server: String,
     etcd: Child,
     apiserver: Child,
+    apiserver_args: Vec<String>,
+    binaries: PathBuf,
     pub started_in: Duration,
 }
 
@@ -167,30 +169,31 @@ impl ControlPlane {
             ],
             &logs.join("etcd.log"),
         );
+        let apiserver_args: Vec<String> = vec![
+            format!("--etcd-servers=http://127.0.0.1:{client}"),
+            "--bind-address=127.0.0.1".into(),
+            "--advertise-address=127.0.0.1".into(),
+            format!("--secure-port={secure}"),
+            format!("--cert-dir={}", data.path().join("certs").display()),
+            format!("--tls-cert-file={serving_cert}"),
+            format!("--tls-private-key-file={serving_key}"),
+            format!("--client-ca-file={ca}"),
+            "--authorization-mode=RBAC".into(),
+            "--service-cluster-ip-range=10.0.0.0/24".into(),
+            "--service-account-issuer=https://kubernetes.default.svc".into(),
+            format!("--service-account-key-file={sa_public_key}"),
+            format!("--service-account-signing-key-file={sa_key}"),
+            // Nothing here mints service account tokens.
+            "--disable-admission-plugins=ServiceAccount".into(),
+            // The default reconciler refuses a loopback address for the
+            // kubernetes Service endpoints; envtest turns it off too.
+            "--endpoint-reconciler-type=none".into(),
+            "--allow-privileged=true".into(),
+            "--v=1".into(),
+        ];
         let apiserver = spawn(
             &binaries.join("kube-apiserver"),
-            &[
-                format!("--etcd-servers=http://127.0.0.1:{client}"),
-                "--bind-address=127.0.0.1".into(),
-                "--advertise-address=127.0.0.1".into(),
-                format!("--secure-port={secure}"),
-                format!("--cert-dir={}", data.path().join("certs").display()),
-                format!("--tls-cert-file={serving_cert}"),
-                format!("--tls-private-key-file={serving_key}"),
-                format!("--client-ca-file={ca}"),
-                "--authorization-mode=RBAC".into(),
-                "--service-cluster-ip-range=10.0.0.0/24".into(),
-                "--service-account-issuer=https://kubernetes.default.svc".into(),
-                format!("--service-account-key-file={sa_public_key}"),
-                format!("--service-account-signing-key-file={sa_key}"),
-                // Nothing here mints service account tokens.
-                "--disable-admission-plugins=ServiceAccount".into(),
-                // The default reconciler refuses a loopback address for the
-                // kubernetes Service endpoints; envtest turns it off too.
-                "--endpoint-reconciler-type=none".into(),
-                "--allow-privileged=true".into(),
-                "--v=1".into(),
-            ],
+            &apiserver_args,
             &logs.join("kube-apiserver.log"),
         );
         let server = format!("https://127.0.0.1:{secure}");
@@ -212,11 +215,25 @@ impl ControlPlane {
             server,
             etcd,
             apiserver,
+            apiserver_args,
+            binaries: binaries.to_path_buf(),
             started_in: Duration::ZERO,
         };
         plane.wait_ready();
         plane.started_in = started.elapsed();
         plane
+    }
+
+    /// Kill kube-apiserver and start it again on the same port and etcd.
+    pub fn restart_apiserver(&mut self) {
+        let _ = self.apiserver.kill();
+        let _ = self.apiserver.wait();
+        self.apiserver = spawn(
+            &self.binaries.join("kube-apiserver"),
+            &self.apiserver_args,
+            &self.logs.join("kube-apiserver-restarted.log"),
+        );
+        self.wait_ready();
     }
 
     /// Poll `/readyz` with the admin identity until every check passes.

@@ -2,6 +2,7 @@
 //! PostgreSQL, each started once per test binary and shared.
 
 pub mod controlplane;
+pub mod operator;
 pub mod postgres;
 
 use controlplane::ControlPlane;
@@ -30,10 +31,12 @@ pub fn runtime() -> &'static tokio::runtime::Runtime {
 /// The shared control plane, or why it could not start (tried once).
 static PLANE: Mutex<Option<Result<Arc<ControlPlane>, String>>> = Mutex::new(None);
 
-/// The shared control plane, started (and the CRDs installed) on first use.
-pub fn control_plane() -> Arc<ControlPlane> {
+/// Start the shared control plane (and install the CRDs). Called from the
+/// harness's main thread: the children's parent-death signal follows the
+/// thread that spawned them, and a test's thread ends with the test.
+pub fn start_control_plane() {
     let mut slot = PLANE.lock().unwrap_or_else(|e| e.into_inner());
-    let started = slot.get_or_insert_with(|| {
+    slot.get_or_insert_with(|| {
         let binaries = controlplane::binaries().expect("checked before the tests ran");
         std::panic::catch_unwind(|| {
             let plane = Arc::new(ControlPlane::start(&binaries));
@@ -55,9 +58,14 @@ pub fn control_plane() -> Arc<ControlPlane> {
                 .unwrap_or_else(|| "the control plane did not start".into())
         })
     });
-    match started {
-        Ok(plane) => plane.clone(),
-        Err(why) => panic!("{why}"),
+}
+
+/// The shared control plane started by the harness.
+pub fn control_plane() -> Arc<ControlPlane> {
+    match PLANE.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        Some(Ok(plane)) => plane.clone(),
+        Some(Err(why)) => panic!("{why}"),
+        None => panic!("the harness did not start the control plane"),
     }
 }
 

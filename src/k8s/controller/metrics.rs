@@ -1,0 +1,91 @@
+//! Prometheus metrics. Labels are names only (namespace, suite, case,
+//! result): never a session id, a user or anything from a conversation.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SuiteLabels {
+    pub namespace: String,
+    pub suite: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RunLabels {
+    pub namespace: String,
+    pub suite: String,
+    /// Succeeded, Failed or Error.
+    pub result: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CaseLabels {
+    pub namespace: String,
+    pub suite: String,
+    pub case: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ErrorLabels {
+    pub controller: String,
+    pub error: String,
+}
+
+pub struct Metrics {
+    pub runs: Family<RunLabels, Counter>,
+    pub run_duration: Family<SuiteLabels, Histogram>,
+    pub last_run_passed: Family<SuiteLabels, Gauge>,
+    pub case_passed: Family<CaseLabels, Gauge>,
+    pub reconcile_errors: Family<ErrorLabels, Counter>,
+    pub leader: Gauge,
+}
+
+impl Metrics {
+    pub fn register(registry: &mut Registry) -> Metrics {
+        let metrics = Metrics {
+            runs: Family::default(),
+            run_duration: Family::new_with_constructor(|| {
+                Histogram::new(exponential_buckets(0.05, 2.0, 16))
+            }),
+            last_run_passed: Family::default(),
+            case_passed: Family::default(),
+            reconcile_errors: Family::default(),
+            leader: Gauge::default(),
+        };
+        registry.register(
+            "kagent_evals_runs",
+            "Finished EvalRuns by result",
+            metrics.runs.clone(),
+        );
+        registry.register(
+            "kagent_evals_run_duration_seconds",
+            "Time from a run's start to its end",
+            metrics.run_duration.clone(),
+        );
+        registry.register(
+            "kagent_evals_suite_last_run_passed",
+            "1 when the suite's latest run passed, 0 when it failed or errored",
+            metrics.last_run_passed.clone(),
+        );
+        registry.register(
+            "kagent_evals_case_passed",
+            "1 when the case passed in the suite's latest run",
+            metrics.case_passed.clone(),
+        );
+        registry.register(
+            "kagent_evals_reconcile_errors",
+            "Reconciliations that failed, by controller and error",
+            metrics.reconcile_errors.clone(),
+        );
+        registry.register(
+            "kagent_evals_leader",
+            "1 while this replica holds the leader lease",
+            metrics.leader.clone(),
+        );
+        metrics
+    }
+}

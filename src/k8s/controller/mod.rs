@@ -1,0 +1,291 @@
+//! The operator: `EvalSuite`s schedule `EvalRun`s, `EvalRun`s read
+//! sessions, score them and report in their status and in Events.
+//!
+//! Every replica watches; only the holder of the leader Lease schedules,
+//! runs and writes status. When leadership moves, the new leader looks at
+//! everything again (`reconcile_all_on`) and resumes runs left Running.
+//! Scheduled run names derive from the slot, so a second writer meets
+//! AlreadyExists instead of creating a second run.
+
+mod execute;
+mod http;
+pub mod metrics;
+pub mod plan;
+mod schedule;
+pub mod tenancy;
+
+use crate::k8s::crd::{EvalRun, EvalSuite};
+use crate::source::open::Connection;
+use futures::{FutureExt, StreamExt};
+use kube::runtime::controller::{Action, Config as RunnerConfig};
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::runtime::{Controller, watcher};
+use kube::{Api, Client};
+use metrics::Metrics;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// The field manager of everything the controller writes.
+pub const MANAGER: &str = "kagent-evals-controller";
+
+#[derive(Clone, Debug)]
+pub struct ControllerConfig {
+    /// This replica's name in the Lease (the pod name).
+    pub identity: String,
+    pub lease_namespace: String,
+    pub lease_name: String,
+    /// Seconds a leader holds the Lease without renewing; a standby takes
+    /// over within this after the leader dies.
+    pub lease_seconds: u64,
+    /// Where to serve /metrics, /healthz and /readyz; none in tests.
+    pub metrics_address: Option<SocketAddr>,
+    /// Runs executed at once.
+    pub run_concurrency: u16,
+    /// A run still reading after this long ends in Error.
+    pub run_timeout: Duration,
+    /// Times a run is resumed after an interruption before it ends in Error.
+    pub max_attempts: u32,
+    /// Operator-wide source: used by suites without their own source.
+    pub default_source: Option<crate::core::suite::spec::SourceKind>,
+    pub defaults: Connection,
+    /// Suite namespace -> Agent namespaces it may evaluate besides its own.
+    pub cross_namespace: tenancy::Allowed,
+    /// Watch only this namespace (a namespace-scoped install); all when none.
+    pub watch_namespace: Option<String>,
+}
+
+impl Default for ControllerConfig {
+    fn default() -> Self {
+        ControllerConfig {
+            identity: "kagent-evals".into(),
+            lease_namespace: "default".into(),
+            lease_name: "kagent-evals-controller".into(),
+            lease_seconds: 15,
+            metrics_address: None,
+            run_concurrency: 4,
+            run_timeout: Duration::from_secs(30 * 60),
+            max_attempts: 3,
+            default_source: None,
+            defaults: Connection::default(),
+            cross_namespace: tenancy::Allowed::default(),
+            watch_namespace: None,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("Kubernetes API: {0}")]
+    Kube(#[from] kube::Error),
+    #[error("leader election: {0}")]
+    Lease(#[from] kube_lease_manager::LeaseManagerError),
+    #[error("{0}")]
+    Serve(String),
+}
+
+impl Error {
+    fn label(&self) -> String {
+        match self {
+            Error::Kube(kube::Error::Api(e)) => format!("api_{}", e.code),
+            Error::Kube(_) => "kube".into(),
+            Error::Lease(_) => "lease".into(),
+            Error::Serve(_) => "serve".into(),
+        }
+    }
+}
+
+pub struct Context {
+    pub client: Client,
+    pub config: ControllerConfig,
+    pub metrics: Metrics,
+    recorder: Recorder,
+    leader: tokio::sync::watch::Receiver<bool>,
+    /// Cancels in-flight runs: on Replace, and when leadership is lost.
+    running: Mutex<HashMap<String, CancellationToken>>,
+}
+
+impl Context {
+    pub fn is_leader(&self) -> bool {
+        *self.leader.borrow()
+    }
+
+    /// Publish an Event; a failure to do so is logged, not fatal.
+    async fn event(
+        &self,
+        reference: &k8s_openapi::api::core::v1::ObjectReference,
+        type_: EventType,
+        reason: &str,
+        note: String,
+    ) {
+        let note: String = note.chars().take(1000).collect();
+        let event = Event {
+            type_,
+            reason: reason.into(),
+            note: Some(note),
+            action: reason.into(),
+            secondary: None,
+        };
+        if let Err(error) = self.recorder.publish(&event, reference).await {
+            tracing::warn!(%error, reason, "cannot publish an Event");
+        }
+    }
+
+    fn cancel(&self, key: &str) {
+        if let Some(token) = self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key)
+        {
+            token.cancel();
+        }
+    }
+
+    fn cancel_all(&self) {
+        for (_, token) in self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+        {
+            token.cancel();
+        }
+    }
+}
+
+/// Fires each time this replica becomes the leader.
+fn leadership_gained(
+    leader: tokio::sync::watch::Receiver<bool>,
+) -> impl futures::Stream<Item = ()> + Send {
+    futures::stream::unfold(leader, |mut rx| async move {
+        loop {
+            rx.changed().await.ok()?;
+            if *rx.borrow_and_update() {
+                return Some(((), rx));
+            }
+        }
+    })
+}
+
+fn error_policy<K>(_: Arc<K>, error: &Error, ctx: Arc<Context>, controller: &str) -> Action {
+    tracing::warn!(controller, error = %error, "reconcile failed; retrying");
+    ctx.metrics
+        .reconcile_errors
+        .get_or_create(&metrics::ErrorLabels {
+            controller: controller.into(),
+            error: error.label(),
+        })
+        .inc();
+    Action::requeue(Duration::from_secs(15))
+}
+
+/// Run the operator until `shutdown` resolves.
+pub async fn run(
+    client: Client,
+    config: ControllerConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), Error> {
+    let mut registry = prometheus_client::registry::Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let lease = kube_lease_manager::LeaseManagerBuilder::new(client.clone(), &config.lease_name)
+        .with_namespace(&config.lease_namespace)
+        .with_identity(&config.identity)
+        .with_field_manager(MANAGER)
+        .with_duration(config.lease_seconds)
+        .with_grace((config.lease_seconds / 3).max(1))
+        .build()
+        .await?;
+    let (leader, lease_task) = lease.watch().await;
+    let ctx = Arc::new(Context {
+        client: client.clone(),
+        recorder: Recorder::new(
+            client.clone(),
+            Reporter {
+                controller: MANAGER.into(),
+                instance: Some(config.identity.clone()),
+            },
+        ),
+        config,
+        metrics,
+        leader: leader.clone(),
+        running: Mutex::new(HashMap::new()),
+    });
+    let shutdown = shutdown.shared();
+    let ready = Arc::new(AtomicBool::new(false));
+    if let Some(address) = ctx.config.metrics_address {
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .map_err(|e| Error::Serve(format!("cannot listen on {address}: {e}")))?;
+        tokio::spawn(http::serve(
+            listener,
+            Arc::new(registry),
+            ready.clone(),
+            shutdown.clone(),
+        ));
+    }
+    let watcher_ctx = ctx.clone();
+    let mut leader_changes = leader.clone();
+    let leadership = tokio::spawn(async move {
+        loop {
+            let is_leader = *leader_changes.borrow_and_update();
+            watcher_ctx.metrics.leader.set(i64::from(is_leader));
+            tracing::info!(identity = %watcher_ctx.config.identity, leader = is_leader, "leadership");
+            if !is_leader {
+                // Runs in flight stop; the next leader resumes them.
+                watcher_ctx.cancel_all();
+            }
+            if leader_changes.changed().await.is_err() {
+                return;
+            }
+        }
+    });
+
+    let scoped = |client: Client| match &ctx.config.watch_namespace {
+        Some(namespace) => (
+            Api::<EvalSuite>::namespaced(client.clone(), namespace),
+            Api::<EvalRun>::namespaced(client, namespace),
+        ),
+        None => (
+            Api::<EvalSuite>::all(client.clone()),
+            Api::<EvalRun>::all(client),
+        ),
+    };
+    let (suite_api, run_api) = scoped(client.clone());
+    let suites = Controller::new(suite_api, watcher::Config::default().any_semantic())
+        .owns(run_api.clone(), watcher::Config::default())
+        .reconcile_all_on(leadership_gained(leader.clone()))
+        .graceful_shutdown_on(shutdown.clone())
+        .run(
+            schedule::reconcile,
+            |suite, error, ctx| error_policy(suite, error, ctx, "evalsuite"),
+            ctx.clone(),
+        )
+        .for_each(|_| futures::future::ready(()));
+    let runs = Controller::new(run_api, watcher::Config::default())
+        .with_config(RunnerConfig::default().concurrency(ctx.config.run_concurrency))
+        .reconcile_all_on(leadership_gained(leader.clone()))
+        .graceful_shutdown_on(shutdown.clone())
+        .run(
+            execute::reconcile,
+            |run, error, ctx| error_policy(run, error, ctx, "evalrun"),
+            ctx.clone(),
+        )
+        .for_each(|_| futures::future::ready(()));
+    ready.store(true, Ordering::SeqCst);
+    futures::join!(suites, runs);
+    ctx.cancel_all();
+    leadership.abort();
+    drop(ctx);
+    drop(leader);
+    // With every receiver gone the lease task releases the Lease.
+    match tokio::time::timeout(Duration::from_secs(5), lease_task).await {
+        Ok(Ok(Err(e))) => tracing::warn!(error = %e, "releasing the lease"),
+        Err(_) => tracing::warn!("the lease was not released within 5s"),
+        _ => {}
+    }
+    Ok(())
+}
