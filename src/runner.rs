@@ -22,12 +22,15 @@ pub fn query(suite: &CompiledSuite, now: Timestamp) -> SessionQuery {
     }
 }
 
+/// Score `suite` on the sessions `source` holds; `with_trajectories` keeps
+/// each scored conversation in the report.
 pub async fn run_suite(
     suite: &CompiledSuite,
     source: &impl SessionSource,
     now: Timestamp,
+    with_trajectories: bool,
 ) -> Result<Report, SourceError> {
-    let mut run = SuiteRun::new(suite);
+    let mut run = SuiteRun::new(suite).with_trajectories(with_trajectories);
     let needs_selection = suite
         .cases
         .iter()

@@ -53,7 +53,7 @@ fn prints_the_agentevals_result_line_and_exits_by_score() {
     assert_eq!(line["score"], false);
     assert_eq!(
         line["comment"],
-        "message 2: output call 1 `weather` has no partner: reference call 1 of that name: `city` differs"
+        "message 2: output call 1 `weather` has no partner: reference call 1 of that name: `city` differs (output: a string of 5 characters, reference: a string of 6 characters)"
     );
 
     let (code, stdout, _) = run_match(
@@ -80,7 +80,10 @@ fn prints_the_agentevals_result_line_and_exits_by_score() {
         &["--mode", "superset", "--override", "weather=units,"],
     );
     assert_eq!(code, Some(1), "a key missing on one side differs");
-    assert!(stdout.contains("`units` differs"), "{stdout}");
+    assert!(
+        stdout.contains("`units` is missing in the reference"),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -27,6 +27,9 @@ pub struct RunArgs {
     /// Write the report here instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Put each scored trajectory (the conversation) in the JSON report.
+    #[arg(long)]
+    include_trajectories: bool,
 }
 
 pub async fn run(args: RunArgs) -> Result<Status, CommandError> {
@@ -39,7 +42,7 @@ pub async fn run(args: RunArgs) -> Result<Status, CommandError> {
     let mut reports = Vec::new();
     for (loaded, compiled) in &suites {
         let source = args.source.build_for(loaded.spec.source.as_ref(), &base)?;
-        reports.push(run_suite(compiled, &source, now).await?);
+        reports.push(run_suite(compiled, &source, now, args.include_trajectories).await?);
     }
     emit(args.output.as_deref(), &render_all(&reports, args.format))?;
     Ok(worst(&reports))

@@ -9,6 +9,7 @@ mod crds;
 mod operator;
 mod sources;
 mod support;
+mod tenancy;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::panic::AssertUnwindSafe;
@@ -30,6 +31,7 @@ fn tests() -> Vec<Test> {
     all.extend(crds::tests());
     all.extend(sources::tests());
     all.extend(operator::tests());
+    all.extend(tenancy::tests());
     all
 }
 

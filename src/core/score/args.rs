@@ -184,17 +184,50 @@ impl ArgsMatcher<'_> {
                 sorted(small)
                     .find_map(|(k, v)| match large.get(k) {
                         None => Some(missing(k, large_side)),
-                        Some(w) if !pyjson::eq(v, w) => Some(format!("`{k}` differs")),
+                        Some(w) if !pyjson::eq(v, w) => {
+                            Some(differs(k, [v, w], [first_side, second_side]))
+                        }
                         _ => None,
                     })
                     .unwrap_or_else(|| "arguments differ".into())
             }
             ArgsMatcher::Keys(keys) => keys
                 .iter()
-                .find(|k| !nested_eq(nested(first, k), nested(second, k)))
-                .map(|k| format!("`{k}` differs"))
+                .find_map(|k| {
+                    let (a, b) = (nested(first, k), nested(second, k));
+                    (!nested_eq(a, b)).then(|| match (a, b) {
+                        (Some(a), Some(b)) => differs(k, [a, b], sides),
+                        (None, _) => format!("`{k}` is missing in the {first_side}"),
+                        (_, None) => format!("`{k}` is missing in the {second_side}"),
+                    })
+                })
                 .unwrap_or_else(|| "arguments differ".into()),
         }
+    }
+}
+
+/// `` `path` differs ``, with each side's value described by its shape only:
+/// diagnostics end up in cluster status readable by people who may not
+/// read the conversation.
+fn differs(path: &str, values: [&Value; 2], sides: [&str; 2]) -> String {
+    format!(
+        "`{path}` differs ({}: {}, {}: {})",
+        sides[0],
+        shape(values[0]),
+        sides[1],
+        shape(values[1])
+    )
+}
+
+/// A value's kind and size, never its content.
+pub fn shape(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "a boolean".into(),
+        Value::Number(_) => "a number".into(),
+        Value::String(s) => format!("a string of {} characters", s.chars().count()),
+        Value::Array(a) => format!("a list of {}", a.len()),
+        Value::Object(o) => format!("an object of {} keys", o.len()),
     }
 }
 
@@ -224,8 +257,8 @@ fn exact_difference(
             Some(w) if !pyjson::eq(v, w) => {
                 return Some(match (v, w) {
                     (Value::Object(x), Value::Object(y)) => exact_difference(x, y, &path(k), sides)
-                        .unwrap_or_else(|| format!("`{}` differs", path(k))),
-                    _ => format!("`{}` differs", path(k)),
+                        .unwrap_or_else(|| differs(&path(k), [v, w], sides)),
+                    _ => differs(&path(k), [v, w], sides),
                 });
             }
             _ => {}
@@ -307,11 +340,14 @@ mod tests {
         let reference = obj(json!({"city": "London", "opts": {"units": "c"}, "day": 1}));
         let sides = ["output", "reference"];
         let exact = ArgsMatcher::Mode(ArgsMode::Exact);
-        assert_eq!(exact.mismatch(&out, &reference, sides), "`city` differs");
+        assert_eq!(
+            exact.mismatch(&out, &reference, sides),
+            "`city` differs (output: a string of 5 characters, reference: a string of 6 characters)"
+        );
         let same_city = obj(json!({"city": "London", "opts": {"units": "f"}}));
         assert_eq!(
             exact.mismatch(&same_city, &reference, sides),
-            "`opts.units` differs"
+            "`opts.units` differs (output: a string of 1 characters, reference: a string of 1 characters)"
         );
         let superset = ArgsMatcher::Mode(ArgsMode::Superset);
         assert_eq!(

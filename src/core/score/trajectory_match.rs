@@ -522,7 +522,7 @@ mod tests {
         assert_eq!(
             v.comment.as_deref(),
             Some(
-                "message 1: output call 1 `w` has no partner: reference call 1 of that name: `city` differs"
+                "message 1: output call 1 `w` has no partner: reference call 1 of that name: `city` differs (output: a string of 5 characters, reference: a string of 6 characters)"
             )
         );
         let v = trajectory_match(&traj(&[]), &traj(&[("w", json!({}))]), &c);

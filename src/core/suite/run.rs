@@ -71,6 +71,10 @@ pub struct SessionReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub issues: Vec<Issue>,
     pub evaluations: Vec<Evaluation>,
+    /// The scored trajectory; only when asked for, since it is the
+    /// conversation itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trajectory: Option<Vec<crate::core::trajectory::Message>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -89,6 +93,15 @@ pub struct Evaluation {
 }
 
 impl Report {
+    /// The report without conversations, for logs and status.
+    pub fn without_trajectories(&self) -> Report {
+        let mut copy = self.clone();
+        for session in copy.cases.iter_mut().flat_map(|c| c.sessions.iter_mut()) {
+            session.trajectory = None;
+        }
+        copy
+    }
+
     /// 0 all passed, 1 a case failed, 2 the run could not be done.
     pub fn exit_code(&self) -> u8 {
         if self.summary.errors > 0 {
@@ -104,6 +117,7 @@ impl Report {
 /// A run in progress.
 pub struct SuiteRun<'s> {
     suite: &'s CompiledSuite,
+    with_trajectories: bool,
     sessions: Vec<Vec<SessionReport>>,
     notes: Vec<Vec<String>>,
     scored: std::collections::BTreeSet<(String, Option<String>)>,
@@ -113,10 +127,17 @@ impl<'s> SuiteRun<'s> {
     pub fn new(suite: &'s CompiledSuite) -> Self {
         SuiteRun {
             suite,
+            with_trajectories: false,
             sessions: vec![Vec::new(); suite.cases.len()],
             notes: vec![Vec::new(); suite.cases.len()],
             scored: Default::default(),
         }
+    }
+
+    /// Keep each scored trajectory in the report.
+    pub fn with_trajectories(mut self, keep: bool) -> Self {
+        self.with_trajectories = keep;
+        self
     }
 
     /// Score one session with every case it belongs to. `selected` says the
@@ -147,6 +168,7 @@ impl<'s> SuiteRun<'s> {
                     tools: Vec::new(),
                     issues: session.issues.clone(),
                     evaluations: Vec::new(),
+                    trajectory: None,
                 },
                 Ok(view) => {
                     let evaluations: Vec<Evaluation> = case
@@ -182,6 +204,7 @@ impl<'s> SuiteRun<'s> {
                         tools: view.tool_names().into_iter().map(String::from).collect(),
                         issues: session.issues.clone(),
                         evaluations,
+                        trajectory: self.with_trajectories.then(|| view.messages.clone()),
                     }
                 }
             };

@@ -87,8 +87,22 @@ pub struct SuiteSpec {
     pub failed_runs_history_limit: Option<u32>,
     #[serde(default, skip_serializing_if = "Defaults::is_default")]
     pub defaults: Defaults,
+    /// Where the full report goes beyond the run's status (an opt-in: it
+    /// holds the conversations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<ReportSpec>,
     #[schemars(length(min = 1, max = 256))]
     pub cases: Vec<Case>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportSpec {
+    /// Write the full report, trajectories included, to a ConfigMap
+    /// `<run>-report` in the suite's namespace, owned by the run. Whoever
+    /// may read ConfigMaps there may read the conversations.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub config_map: bool,
 }
 
 /// How concurrent runs of one suite are treated, as for a CronJob.

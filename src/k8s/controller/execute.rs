@@ -189,9 +189,10 @@ impl<'a> Execution<'a> {
             Ok(compiled) => compiled,
             Err(e) => return self.fail(Failure::InvalidSpec, e.to_string()).await,
         };
+        let full_report = spec.report.as_ref().is_some_and(|r| r.config_map);
         let report = match tokio::time::timeout(
             self.ctx.config.run_timeout,
-            run_suite(&compiled, &source, Timestamp::now()),
+            run_suite(&compiled, &source, Timestamp::now(), full_report),
         )
         .await
         {
@@ -216,11 +217,52 @@ impl<'a> Execution<'a> {
             target: "kagent_evals::report",
             namespace = %self.namespace,
             run = %self.name,
-            report = %serde_json::to_string(&report).unwrap_or_default(),
+            report = %serde_json::to_string(&report.without_trajectories()).unwrap_or_default(),
             "run report"
         );
+        if full_report {
+            self.write_report(&report).await?;
+        }
         let outcomes = plan::outcomes(&report);
         self.finish(outcomes, suite.as_ref()).await
+    }
+
+    /// The full report, conversations included, in a ConfigMap owned by the
+    /// run: only where the suite's owner asked for it.
+    async fn write_report(&self, report: &crate::core::suite::run::Report) -> Result<(), Error> {
+        /// Below a ConfigMap's 1 MiB limit, with room for metadata.
+        const LIMIT: usize = 900 * 1024;
+        let mut text = serde_json::to_string_pretty(report).unwrap_or_default();
+        if text.len() > LIMIT {
+            text = serde_json::to_string_pretty(&report.without_trajectories()).unwrap_or_default();
+        }
+        let name = format!("{}-report", self.name);
+        let owner = serde_json::json!({
+            "apiVersion": "evals.kagent.dev/v1alpha1",
+            "kind": "EvalRun",
+            "name": self.name,
+            "uid": self.run.uid().unwrap_or_default(),
+            "controller": true,
+        });
+        let config_map = serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {
+                "name": name,
+                "labels": {SUITE_LABEL: self.run.spec.suite_ref.name, "evals.kagent.dev/run": self.name},
+                "ownerReferences": [owner],
+            },
+            "data": {"report.json": text},
+        });
+        let api: Api<k8s_openapi::api::core::v1::ConfigMap> =
+            Api::namespaced(self.ctx.client.clone(), &self.namespace);
+        api.patch(
+            &name,
+            &PatchParams::apply(MANAGER).force(),
+            &Patch::Apply(&config_map),
+        )
+        .await?;
+        Ok(())
     }
 
     /// Record the suite snapshot, the owner and the labels of a run made by hand.
