@@ -537,3 +537,15 @@ fn score_runs_one_evaluator_on_events_or_messages() {
         stderr(&output)
     );
 }
+
+#[test]
+fn every_committed_suite_compiles() {
+    for file in [
+        "examples/weather/suite.yaml",
+        "config/samples/weather-agent.yaml",
+        "config/samples/k8s-agent.yaml",
+    ] {
+        let output = kagent_evals(&["suite", "convert", &path(file)]);
+        assert_eq!(output.status.code(), Some(0), "{file}: {}", stderr(&output));
+    }
+}

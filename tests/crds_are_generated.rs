@@ -1,20 +1,25 @@
-//! `crds/` holds the CRDs exactly as the types generate them. To update it:
+//! `crds/` holds the CRDs exactly as the types generate them, and the Helm
+//! chart and the kustomize base carry the same files. To update them all:
 //! `KAGENT_EVALS_WRITE_CRDS=1 cargo test --test crds_are_generated`.
 
 use kagent_evals::k8s::crd::crd_yaml;
 use std::path::Path;
 
+const COPIES: [&str; 3] = ["crds", "charts/kagent-evals/crds", "config/crd"];
+
 #[test]
 fn committed_crds_match_the_types() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("crds");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let write = std::env::var_os("KAGENT_EVALS_WRITE_CRDS").is_some();
     let mut stale = Vec::new();
-    for (name, yaml) in crd_yaml() {
-        let path = dir.join(&name);
-        if write {
-            std::fs::write(&path, &yaml).unwrap();
-        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(yaml.as_str()) {
-            stale.push(name);
+    for dir in COPIES {
+        for (name, yaml) in crd_yaml() {
+            let path = root.join(dir).join(&name);
+            if write {
+                std::fs::write(&path, &yaml).unwrap();
+            } else if std::fs::read_to_string(&path).ok().as_deref() != Some(yaml.as_str()) {
+                stale.push(format!("{dir}/{name}"));
+            }
         }
     }
     assert!(

@@ -7,6 +7,7 @@
 
 mod crds;
 mod operator;
+mod ship;
 mod sources;
 mod support;
 mod tenancy;
@@ -18,6 +19,8 @@ use std::panic::AssertUnwindSafe;
 pub enum Need {
     ControlPlane,
     Postgres,
+    /// helm and kustomize, built by hack/build-tools.sh.
+    Tools,
 }
 
 pub struct Test {
@@ -32,13 +35,14 @@ fn tests() -> Vec<Test> {
     all.extend(sources::tests());
     all.extend(operator::tests());
     all.extend(tenancy::tests());
+    all.extend(ship::tests());
     all
 }
 
 fn missing(need: Need) -> Option<&'static str> {
     match need {
         Need::ControlPlane if support::controlplane::binaries().is_none() => Some(
-            "kube-apiserver and etcd are not built (hack/controlplane/build.sh builds them into target/controlplane)",
+            "kube-apiserver and etcd are not built (hack/build-tools.sh builds them into target/controlplane)",
         ),
         Need::Postgres if support::postgres::admin_url().is_none() => Some(
             "no PostgreSQL (set KAGENT_EVALS_TEST_DATABASE_URL to a superuser URL; .ci/run starts one)",
@@ -70,7 +74,7 @@ fn main() {
     args.test_threads = args.test_threads.or(Some(12));
     let tests = tests();
     let mut unavailable = Vec::new();
-    for need in [Need::ControlPlane, Need::Postgres] {
+    for need in [Need::ControlPlane, Need::Postgres, Need::Tools] {
         if let Some(why) = missing(need) {
             let count = tests.iter().filter(|t| t.needs.contains(&need)).count();
             if count > 0 {

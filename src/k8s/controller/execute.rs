@@ -220,8 +220,14 @@ impl<'a> Execution<'a> {
             report = %serde_json::to_string(&report.without_trajectories()).unwrap_or_default(),
             "run report"
         );
-        if full_report {
-            self.write_report(&report).await?;
+        if full_report && let Err(error) = self.write_report(&report).await {
+            // The run's result does not depend on the opt-in copy.
+            self.event(
+                EventType::Warning,
+                "ReportNotWritten",
+                format!("the full report ConfigMap could not be written: {error}"),
+            )
+            .await;
         }
         let outcomes = plan::outcomes(&report);
         self.finish(outcomes, suite.as_ref()).await

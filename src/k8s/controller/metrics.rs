@@ -40,6 +40,8 @@ pub struct Metrics {
     pub run_duration: Family<SuiteLabels, Histogram>,
     pub last_run_passed: Family<SuiteLabels, Gauge>,
     pub case_passed: Family<CaseLabels, Gauge>,
+    pub last_success: Family<SuiteLabels, Gauge>,
+    pub schedule_interval: Family<SuiteLabels, Gauge>,
     pub reconcile_errors: Family<ErrorLabels, Counter>,
     pub leader: Gauge,
 }
@@ -53,6 +55,8 @@ impl Metrics {
             }),
             last_run_passed: Family::default(),
             case_passed: Family::default(),
+            last_success: Family::default(),
+            schedule_interval: Family::default(),
             reconcile_errors: Family::default(),
             leader: Gauge::default(),
         };

@@ -1,6 +1,7 @@
 //! The EvalSuite reconciler: validity, the schedule, history, and the
 //! suite's status. It is the only writer of EvalSuite status.
 
+use super::metrics::SuiteLabels;
 use super::plan::{self, Finished, HEALTH_WINDOW};
 use super::{Context, Error, MANAGER};
 use crate::core::suite::compile::compile;
@@ -220,6 +221,26 @@ pub async fn reconcile(suite: Arc<EvalSuite>, ctx: Arc<Context>) -> Result<Actio
         }
     }
     status.conditions = conditions::merge(&old.conditions, &wants, suite.metadata.generation, now);
+    let labels = SuiteLabels {
+        namespace: namespace.clone(),
+        suite: name.clone(),
+    };
+    if let Some(success) = &status.last_successful_time {
+        ctx.metrics
+            .last_success
+            .get_or_create(&labels)
+            .set(success.0.as_second());
+    }
+    if let Some(interval) = spec
+        .schedule
+        .as_deref()
+        .and_then(|s| interval(s, spec.time_zone.as_deref(), now))
+    {
+        ctx.metrics
+            .schedule_interval
+            .get_or_create(&labels)
+            .set(interval);
+    }
     if status != old {
         let patch = serde_json::json!({
             "apiVersion": "evals.kagent.dev/v1alpha1",
@@ -241,6 +262,14 @@ pub async fn reconcile(suite: Arc<EvalSuite>, ctx: Arc<Context>) -> Result<Actio
         .unwrap_or(RESYNC)
         .min(RESYNC);
     Ok(Action::requeue(wait))
+}
+
+/// Seconds between the next two slots of a schedule.
+fn interval(schedule: &str, zone: Option<&str>, now: Timestamp) -> Option<i64> {
+    let schedule = crate::core::schedule::Schedule::parse(schedule, zone).ok()?;
+    let first = schedule.next_after(now)?;
+    let second = schedule.next_after(first)?;
+    Some(second.as_second() - first.as_second())
 }
 
 /// The reason a run's Error means the suite is not ready.

@@ -1,6 +1,6 @@
 //! A real Kubernetes control plane on loopback, as controller-runtime's
 //! envtest runs one: etcd and kube-apiserver built from pinned Go modules
-//! (hack/controlplane/build.sh), generated certificates, an admin client
+//! (hack/build-tools.sh), generated certificates, an admin client
 //! certificate, RBAC authorization on. No controller-manager runs: nothing
 //! garbage-collects and namespaces never finish deleting, so each test works
 //! in a namespace of its own.

@@ -16,6 +16,16 @@ pub fn required() -> bool {
     std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1")
 }
 
+/// Where helm and kustomize are: `$KAGENT_EVALS_TOOLS` or `target/tools/current`.
+pub fn tools() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("KAGENT_EVALS_TOOLS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/current")
+        });
+    (dir.join("helm").is_file() && dir.join("kustomize").is_file()).then_some(dir)
+}
+
 /// The test binary's async runtime; kube clients are bound to it.
 pub fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
@@ -123,11 +133,14 @@ pub mod crds {
             .collect();
         files.sort();
         files.push(root.join("tests/data/kagent-agent-crd.yaml"));
+        files.push(root.join("tests/data/monitoring-crds.yaml"));
         files
             .iter()
-            .map(|f| {
-                serde_saphyr::from_str(&std::fs::read_to_string(f).unwrap())
-                    .unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+            .flat_map(|f| {
+                serde_saphyr::from_multiple::<CustomResourceDefinition>(
+                    &std::fs::read_to_string(f).unwrap(),
+                )
+                .unwrap_or_else(|e| panic!("{}: {e}", f.display()))
             })
             .collect()
     }

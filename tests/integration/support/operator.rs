@@ -68,6 +68,16 @@ pub fn config(namespace: &str, identity: &str, database_url: Option<&str>) -> Co
 }
 
 pub async fn start(plane: &ControlPlane, config: ControllerConfig) -> Replica {
+    start_as(plane, config, None).await
+}
+
+/// A replica whose every request is made as `user` (impersonated by the
+/// admin identity), e.g. the chart's ServiceAccount.
+pub async fn start_as(
+    plane: &ControlPlane,
+    config: ControllerConfig,
+    user: Option<String>,
+) -> Replica {
     let identity = config.identity.clone();
     let (stop, shutdown) = tokio::sync::oneshot::channel::<()>();
     let (done, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -81,12 +91,11 @@ pub async fn start(plane: &ControlPlane, config: ControllerConfig) -> Replica {
     runtime.spawn(async move {
         let kubeconfig = kube::config::Kubeconfig::read_from(&kubeconfig).unwrap();
         let options = kube::config::KubeConfigOptions::default();
-        let client = kube::Client::try_from(
-            kube::Config::from_custom_kubeconfig(kubeconfig, &options)
-                .await
-                .unwrap(),
-        )
-        .unwrap();
+        let mut client_config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+            .await
+            .unwrap();
+        client_config.auth_info.impersonate = user;
+        let client = kube::Client::try_from(client_config).unwrap();
         let shutdown = async move {
             let _ = shutdown.await;
         };
