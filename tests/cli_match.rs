@@ -110,3 +110,96 @@ fn errors_exit_two_with_a_message() {
     assert_eq!(code, Some(2));
     assert!(stderr.contains("reference.yaml"), "{stderr}");
 }
+
+fn run_cases(lines: &[Value], extra: &[&str]) -> (Option<i32>, Vec<Value>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cases.jsonl");
+    let text: Vec<String> = lines
+        .iter()
+        .map(|l| match l {
+            Value::String(raw) => raw.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+        .args(["match", "--cases", path.to_str().unwrap()])
+        .args(extra)
+        .output()
+        .unwrap();
+    let results = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (
+        output.status.code(),
+        results,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_cases_file_scores_every_line_and_reports_bad_ones_by_number() {
+    let london: Value = json!([
+        {"role": "user", "content": "weather in London?"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"type": "function", "function": {"name": "weather", "arguments": "{\"city\": \"London\"}"}}
+        ]}
+    ]);
+    let agrees = json!({"name": "same", "outputs": london, "reference": london});
+    let differs = json!({"name": "paris", "outputs": paris(), "reference": london});
+    let forgiven =
+        json!({"name": "ignored", "args_mode": "ignore", "outputs": paris(), "reference": london});
+
+    let (code, results, stderr) = run_cases(&[agrees.clone(), differs.clone()], &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["name"], "same");
+    assert_eq!(results[0]["score"], true);
+    assert_eq!(results[1]["score"], false);
+    assert!(
+        stderr.contains("1 passed, 1 failed, 0 could not be scored"),
+        "{stderr}"
+    );
+
+    let (code, results, _) = run_cases(&[agrees.clone(), forgiven], &["--mode", "superset"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        results[1]["key"], "trajectory_superset_match",
+        "the flag is the default"
+    );
+
+    let (code, results, stderr) = run_cases(
+        &[
+            agrees,
+            Value::String(String::new()),
+            Value::String("{not json".into()),
+            differs,
+        ],
+        &[],
+    );
+    assert_eq!(
+        code,
+        Some(2),
+        "a case that could not be scored makes the run an error"
+    );
+    assert_eq!(
+        results.len(),
+        3,
+        "the blank line is skipped, the rest scored"
+    );
+    assert_eq!(results[1]["line"], 3);
+    assert!(
+        results[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("cases.jsonl:3: "),
+        "{}",
+        results[1]
+    );
+    assert_eq!(results[2]["name"], "paris");
+    assert!(
+        stderr.contains("1 passed, 1 failed, 1 could not be scored"),
+        "{stderr}"
+    );
+}

@@ -4,12 +4,9 @@
 //! Every vector must agree; the one deliberate difference has its own test.
 
 use kagent_evals::core::score::adk::{AdkMatchType, ToolUse, tool_trajectory};
-use kagent_evals::core::score::args::{ArgsConfig, ArgsMode, Override};
-use kagent_evals::core::score::trajectory_match::{
-    MatchConfig, MatchMode, Matching, trajectory_match,
-};
-use kagent_evals::core::score::{ConfigError, Score, difflib, porter, rouge};
-use kagent_evals::core::trajectory::{messages_from_value, steps};
+use kagent_evals::core::score::match_case::MatchCase;
+use kagent_evals::core::score::trajectory_match::{MatchConfig, Matching};
+use kagent_evals::core::score::{Score, difflib, porter, rouge};
 use serde_json::Value;
 use std::path::Path;
 
@@ -23,53 +20,15 @@ fn vectors(name: &str) -> Vec<Value> {
         .collect()
 }
 
-fn overrides(value: &Value) -> Result<ArgsConfig, ConfigError> {
-    let mut config = ArgsConfig::default();
-    if let Some(map) = value.as_object() {
-        for (tool, spec) in map {
-            let parsed = match spec {
-                Value::String(mode) => Override::Mode(mode.parse()?),
-                Value::Array(keys) => Override::Keys(
-                    keys.iter()
-                        .map(|k| k.as_str().unwrap().to_string())
-                        .collect(),
-                ),
-                other => panic!("override {other}"),
-            };
-            config.overrides.insert(tool.clone(), parsed);
-        }
-    }
-    Ok(config)
-}
-
 /// Our result for one agentevals vector: `Ok(score)` or `Err(why)`.
 fn run_match(case: &Value, matching: Matching) -> Result<bool, String> {
-    let mode: MatchMode = case["mode"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .map_err(|e: ConfigError| e.0)?;
-    let mut args = overrides(&case["overrides"]).map_err(|e| e.0)?;
-    args.default = case["args_mode"]
-        .as_str()
-        .unwrap()
-        .parse::<ArgsMode>()
-        .map_err(|e| e.0)?;
-    let read = |v: &Value| -> Result<_, String> {
-        let messages = messages_from_value(v.clone()).map_err(|e| e.to_string())?;
-        steps(&messages).map_err(|e| e.to_string())
+    let defaults = MatchConfig {
+        matching,
+        ..Default::default()
     };
-    let outputs = read(&case["outputs"])?;
-    let reference = read(&case["reference"])?;
-    let verdict = trajectory_match(
-        &outputs,
-        &reference,
-        &MatchConfig {
-            mode,
-            args,
-            matching,
-        },
-    );
+    let verdict = MatchCase::parse(case.clone(), &defaults)
+        .map_err(|e| e.0)?
+        .score();
     assert_eq!(
         verdict.key,
         format!("trajectory_{}_match", case["mode"].as_str().unwrap())
@@ -93,6 +52,23 @@ fn is_deliberate_difference(case: &Value) -> bool {
         .as_str()
         .unwrap()
         .starts_with("unknown-override-mode-")
+}
+
+/// The batch reader's typed path must read every vector exactly as the
+/// general path does, errors included.
+#[test]
+fn both_ways_of_reading_a_case_agree_on_every_vector() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/conformance/vectors/agentevals_match.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let defaults = MatchConfig::default();
+    let mut errors = 0;
+    for line in text.lines() {
+        let general = MatchCase::parse(serde_json::from_str(line).unwrap(), &defaults);
+        errors += usize::from(general.is_err());
+        assert_eq!(MatchCase::from_json(line, &defaults), general, "{line}");
+    }
+    assert!(errors > 0, "the vectors include cases that cannot be read");
 }
 
 #[test]

@@ -1,10 +1,14 @@
-//! `kagent-evals match`: agentevals' trajectory match on two message files.
+//! `kagent-evals match`: agentevals' trajectory match on two message files,
+//! or on a JSON-lines file of cases.
 
 use super::documents::load_value;
 use super::{CommandError, Status};
+use crate::core::score::Verdict;
 use crate::core::score::args::{ArgsConfig, ArgsMode, Override};
+use crate::core::score::match_case::MatchCase;
 use crate::core::score::trajectory_match::{MatchConfig, MatchMode, Matching, trajectory_match};
 use crate::core::trajectory::{messages_from_value, steps};
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -19,11 +23,17 @@ pub struct MatchArgs {
     #[arg(long = "override", value_name = "TOOL=MODE_OR_KEYS", value_parser = parse_override)]
     overrides: Vec<(String, Override)>,
     /// The agent's trajectory: OpenAI-format messages, JSON or YAML.
-    #[arg(long, value_name = "FILE")]
-    outputs: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "cases")]
+    outputs: Option<PathBuf>,
     /// The reference trajectory, same format.
-    #[arg(long, value_name = "FILE")]
-    reference: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "cases")]
+    reference: Option<PathBuf>,
+    /// Score many comparisons: one JSON object per line with `outputs`,
+    /// `reference` and optionally `name`, `mode`, `args_mode`, `overrides`
+    /// (agentevals' argument names; the flags above are the defaults).
+    /// Prints one result line per case.
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with_all = ["outputs", "reference"])]
+    cases: Option<PathBuf>,
     /// greedy (agentevals) or optimal (maximum bipartite matching).
     #[arg(long, default_value = "greedy")]
     matching: Matching,
@@ -55,15 +65,135 @@ pub fn run(args: MatchArgs) -> Result<Status, CommandError> {
         },
         matching: args.matching,
     };
-    let outputs = read_steps(&args.outputs)?;
-    let reference = read_steps(&args.reference)?;
-    let verdict = trajectory_match(&outputs, &reference, &config);
-    let line =
-        serde_json::json!({"key": verdict.key, "score": verdict.score, "comment": verdict.comment});
-    super::output::emit(None, &format!("{line}\n"))?;
+    let (Some(outputs), Some(reference)) = (args.outputs, args.reference) else {
+        let cases = args.cases.expect("clap requires --cases without --outputs");
+        return run_cases(&cases, &config);
+    };
+    let verdict = trajectory_match(&read_steps(&outputs)?, &read_steps(&reference)?, &config);
+    super::output::emit(None, &format!("{}\n", result_line(None, &verdict)))?;
     Ok(if verdict.passed {
         Status::Ok
     } else {
         Status::Failed
     })
+}
+
+fn result_line(name: Option<&str>, verdict: &Verdict) -> serde_json::Value {
+    let mut line =
+        serde_json::json!({"key": verdict.key, "score": verdict.score, "comment": verdict.comment});
+    if let Some(name) = name {
+        line["name"] = name.into();
+    }
+    line
+}
+
+/// Stream the cases in chunks scored on every core, results in file order.
+/// A bad line is reported with its number and the rest are still scored; it
+/// makes the run exit 2, a failed case 1.
+fn run_cases(path: &Path, defaults: &MatchConfig) -> Result<Status, CommandError> {
+    const CHUNK_LINES: usize = 1024;
+    let file = std::fs::File::open(path)
+        .map_err(|e| CommandError(format!("cannot read {}: {e}", path.display())))?;
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut lines = std::io::BufReader::new(file).lines().enumerate();
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut tally = Tally::default();
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK_LINES);
+        for (index, line) in lines.by_ref().take(CHUNK_LINES) {
+            let line =
+                line.map_err(|e| CommandError(format!("{}:{}: {e}", path.display(), index + 1)))?;
+            if !line.trim().is_empty() {
+                chunk.push((index + 1, line));
+            }
+        }
+        if chunk.is_empty() {
+            break;
+        }
+        let scored: Vec<Vec<Scored>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = chunk
+                .chunks(chunk.len().div_ceil(workers))
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|(number, line)| score_line(path, *number, line, defaults))
+                            .collect()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("scoring does not panic"))
+                .collect()
+        });
+        for result in scored.into_iter().flatten() {
+            tally.count(&result);
+            super::output::stdout_written(writeln!(stdout, "{}", result.line))?;
+        }
+    }
+    super::output::stdout_written(stdout.flush())?;
+    eprintln!(
+        "{} passed, {} failed, {} could not be scored",
+        tally.passed, tally.failed, tally.errors
+    );
+    Ok(if tally.errors > 0 {
+        Status::Error
+    } else if tally.failed > 0 {
+        Status::Failed
+    } else {
+        Status::Ok
+    })
+}
+
+enum Outcome {
+    Passed,
+    Failed,
+    Error,
+}
+
+struct Scored {
+    outcome: Outcome,
+    line: serde_json::Value,
+}
+
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+    errors: usize,
+}
+
+impl Tally {
+    fn count(&mut self, scored: &Scored) {
+        match scored.outcome {
+            Outcome::Passed => self.passed += 1,
+            Outcome::Failed => self.failed += 1,
+            Outcome::Error => self.errors += 1,
+        }
+    }
+}
+
+fn score_line(path: &Path, number: usize, line: &str, defaults: &MatchConfig) -> Scored {
+    let case = MatchCase::from_json(line, defaults).map_err(|e| e.0);
+    match case {
+        Ok(case) => {
+            let verdict = case.score();
+            Scored {
+                outcome: if verdict.passed {
+                    Outcome::Passed
+                } else {
+                    Outcome::Failed
+                },
+                line: result_line(case.name.as_deref(), &verdict),
+            }
+        }
+        Err(why) => {
+            let message = format!("{}:{number}: {why}", path.display());
+            tracing::error!("{message}");
+            Scored {
+                outcome: Outcome::Error,
+                line: serde_json::json!({"line": number, "error": message}),
+            }
+        }
+    }
 }

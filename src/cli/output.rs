@@ -12,15 +12,21 @@ pub fn emit(path: Option<&Path>, text: &str) -> Result<(), CommandError> {
             .map_err(|e| CommandError(format!("cannot write {}: {e}", path.display()))),
         None => {
             let mut stdout = std::io::stdout().lock();
-            match stdout
-                .write_all(text.as_bytes())
-                .and_then(|_| stdout.flush())
-            {
-                // A reader that stopped early (`| head`) is not an error.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                other => other.map_err(|e| CommandError(format!("cannot write to stdout: {e}"))),
-            }
+            stdout_written(
+                stdout
+                    .write_all(text.as_bytes())
+                    .and_then(|_| stdout.flush()),
+            )
         }
+    }
+}
+
+/// The outcome of a write to stdout.
+pub fn stdout_written(result: std::io::Result<()>) -> Result<(), CommandError> {
+    match result {
+        // A reader that stopped early (`| head`) is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| CommandError(format!("cannot write to stdout: {e}"))),
     }
 }
 

@@ -218,23 +218,19 @@ fn parse_call(call: &ToolCall, message: usize, index: usize) -> Result<Call, Tra
         name: name.clone(),
         problem,
     };
-    let parsed;
     let args = match &call.function.arguments {
-        Value::String(text) => {
-            parsed = serde_json::from_str::<Value>(text)
-                .map_err(|e| bad(format!("arguments are not valid JSON: {e}")))?;
-            &parsed
-        }
-        other => other,
+        Value::String(text) => serde_json::from_str::<Value>(text)
+            .map_err(|e| bad(format!("arguments are not valid JSON: {e}")))?,
+        other => other.clone(),
     };
     match args {
-        Value::Object(map) => Ok(Call {
+        Value::Object(args) => Ok(Call {
             name: name.clone(),
-            args: map.clone(),
+            args,
         }),
         other => Err(bad(format!(
             "arguments must be a JSON object, found {}",
-            kind(other)
+            kind(&other)
         ))),
     }
 }

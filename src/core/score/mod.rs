@@ -9,6 +9,7 @@ pub mod adk;
 pub mod args;
 pub mod difflib;
 pub mod golden;
+pub mod match_case;
 pub mod porter;
 pub mod rouge;
 pub mod trajectory_match;

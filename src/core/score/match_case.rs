@@ -1,0 +1,259 @@
+//! One agentevals comparison as a JSON object, for batch scoring and for the
+//! conformance vectors: `{"name", "mode", "args_mode", "overrides",
+//! "outputs", "reference"}`, named as agentevals' evaluator arguments are.
+//! Other keys (a vector's `expected`) are ignored, so a vector file is a
+//! valid batch.
+
+use super::args::{ArgsMode, Override};
+use super::trajectory_match::{MatchConfig, trajectory_match};
+use super::{ConfigError, Verdict};
+use crate::core::trajectory::{Message, Step, ToolCall, messages_from_value, steps};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::Value;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchCase {
+    pub name: Option<String>,
+    pub config: MatchConfig,
+    pub outputs: Vec<Step>,
+    pub reference: Vec<Step>,
+}
+
+impl MatchCase {
+    /// Read a case from one line of JSON. Most lines take a typed path that
+    /// skips message content (scoring never reads it); any line it does not
+    /// accept is read again through [`MatchCase::parse`], which accepts the
+    /// same cases and words the errors.
+    pub fn from_json(line: &str, defaults: &MatchConfig) -> Result<Self, ConfigError> {
+        if let Ok(case) = serde_json::from_str::<TypedCase>(line)
+            && let Ok(case) = case.into_case(defaults)
+        {
+            return Ok(case);
+        }
+        let value = serde_json::from_str(line).map_err(|e| ConfigError(e.to_string()))?;
+        MatchCase::parse(value, defaults)
+    }
+
+    /// Read a case; absent settings come from `defaults`. Errors name the field.
+    pub fn parse(value: Value, defaults: &MatchConfig) -> Result<Self, ConfigError> {
+        let Value::Object(mut object) = value else {
+            return Err(ConfigError("a case must be a JSON object".into()));
+        };
+        let name = match object.remove("name") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(name)) => Some(name),
+            Some(other) => {
+                return Err(ConfigError(format!("`name` must be a string, not {other}")));
+            }
+        };
+        let config = configure(
+            defaults,
+            setting(&object, "mode")?,
+            setting(&object, "args_mode")?,
+            object.get("overrides"),
+        )?;
+        let mut trajectory = |field: &str| -> Result<Vec<Step>, ConfigError> {
+            let value = object
+                .remove(field)
+                .ok_or_else(|| ConfigError(format!("`{field}` is missing")))?;
+            messages_from_value(value)
+                .map_err(|e| e.to_string())
+                .and_then(|messages| steps(&messages).map_err(|e| e.to_string()))
+                .map_err(|e| ConfigError(format!("`{field}`: {e}")))
+        };
+        let outputs = trajectory("outputs")?;
+        let reference = trajectory("reference")?;
+        Ok(MatchCase {
+            name,
+            config,
+            outputs,
+            reference,
+        })
+    }
+
+    pub fn score(&self) -> Verdict {
+        trajectory_match(&self.outputs, &self.reference, &self.config)
+    }
+}
+
+/// The common shape of a case: message lists, settings as strings.
+#[derive(Deserialize)]
+struct TypedCase {
+    name: Option<String>,
+    mode: Option<String>,
+    args_mode: Option<String>,
+    overrides: Option<Value>,
+    outputs: Vec<TypedMessage>,
+    reference: Vec<TypedMessage>,
+}
+
+/// [`Message`] with its content skipped rather than built.
+#[derive(Deserialize)]
+struct TypedMessage {
+    role: String,
+    #[serde(default, rename = "content")]
+    _content: IgnoredAny,
+    tool_calls: Option<Vec<ToolCall>>,
+    tool_call_id: Option<String>,
+    name: Option<String>,
+}
+
+impl TypedCase {
+    fn into_case(self, defaults: &MatchConfig) -> Result<MatchCase, ConfigError> {
+        let trajectory = |messages: Vec<TypedMessage>| {
+            let messages: Vec<Message> = messages
+                .into_iter()
+                .map(|m| Message {
+                    role: m.role,
+                    content: Value::Null,
+                    tool_calls: m.tool_calls,
+                    tool_call_id: m.tool_call_id,
+                    name: m.name,
+                })
+                .collect();
+            steps(&messages).map_err(|e| ConfigError(e.to_string()))
+        };
+        Ok(MatchCase {
+            config: configure(
+                defaults,
+                self.mode.as_deref(),
+                self.args_mode.as_deref(),
+                self.overrides.as_ref(),
+            )?,
+            name: self.name,
+            outputs: trajectory(self.outputs)?,
+            reference: trajectory(self.reference)?,
+        })
+    }
+}
+
+fn configure(
+    defaults: &MatchConfig,
+    mode: Option<&str>,
+    args_mode: Option<&str>,
+    overrides: Option<&Value>,
+) -> Result<MatchConfig, ConfigError> {
+    let mut config = defaults.clone();
+    if let Some(mode) = mode {
+        config.mode = mode.parse()?;
+    }
+    if let Some(mode) = args_mode {
+        config.args.default = mode.parse()?;
+    }
+    match overrides {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(map)) => {
+            for (tool, spec) in map {
+                config
+                    .args
+                    .overrides
+                    .insert(tool.clone(), override_of(tool, spec)?);
+            }
+        }
+        Some(other) => {
+            return Err(ConfigError(format!(
+                "`overrides` must map tool names to a mode or a list of keys, not {other}"
+            )));
+        }
+    }
+    Ok(config)
+}
+
+fn setting<'a>(
+    object: &'a serde_json::Map<String, Value>,
+    field: &str,
+) -> Result<Option<&'a str>, ConfigError> {
+    match object.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(other) => Err(ConfigError(format!(
+            "`{field}` must be a string, not {other}"
+        ))),
+    }
+}
+
+/// agentevals' override forms: a mode name, or a list of dotted key paths.
+fn override_of(tool: &str, spec: &Value) -> Result<Override, ConfigError> {
+    match spec {
+        Value::String(mode) => mode
+            .parse::<ArgsMode>()
+            .map(Override::Mode)
+            .map_err(|e| ConfigError(format!("`overrides.{tool}`: {}", e.0))),
+        Value::Array(keys) => keys
+            .iter()
+            .map(|key| {
+                key.as_str().map(String::from).ok_or_else(|| {
+                    ConfigError(format!(
+                        "`overrides.{tool}` keys must be strings, not {key}"
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()
+            .map(Override::Keys),
+        other => Err(ConfigError(format!(
+            "`overrides.{tool}` must be a mode or a list of keys, not {other}"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::score::Score;
+    use crate::core::score::trajectory_match::MatchMode;
+    use serde_json::json;
+
+    fn weather(city: &str) -> Value {
+        json!([{"role": "assistant", "content": "", "tool_calls": [
+            {"type": "function", "function": {"name": "weather", "arguments": format!("{{\"city\": \"{city}\"}}")}}
+        ]}])
+    }
+
+    #[test]
+    fn settings_in_the_case_win_over_the_defaults() {
+        let defaults = MatchConfig {
+            mode: MatchMode::Superset,
+            ..Default::default()
+        };
+        let case = MatchCase::parse(
+            json!({"name": "n", "mode": "strict", "overrides": {"weather": "ignore"},
+                   "outputs": weather("Paris"), "reference": weather("London"), "expected": {}}),
+            &defaults,
+        )
+        .unwrap();
+        assert_eq!(case.name.as_deref(), Some("n"));
+        assert_eq!(case.config.mode, MatchMode::Strict);
+        let verdict = case.score();
+        assert_eq!(verdict.key, "trajectory_strict_match");
+        assert_eq!(verdict.score, Score::Bool(true));
+
+        let case = MatchCase::parse(
+            json!({"outputs": weather("Paris"), "reference": weather("London")}),
+            &defaults,
+        )
+        .unwrap();
+        assert_eq!(case.score().key, "trajectory_superset_match");
+        assert_eq!(case.score().score, Score::Bool(false));
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let defaults = MatchConfig::default();
+        let error = |value: Value| MatchCase::parse(value, &defaults).unwrap_err().0;
+        assert!(error(json!([])).contains("JSON object"));
+        assert!(error(json!({"outputs": []})).contains("`reference` is missing"));
+        assert!(error(json!({"mode": 3, "outputs": [], "reference": []})).contains("`mode`"));
+        let bogus =
+            error(json!({"overrides": {"weather": "bogus"}, "outputs": [], "reference": []}));
+        assert!(
+            bogus.contains("`overrides.weather`") && bogus.contains("`bogus`"),
+            "{bogus}"
+        );
+        let keys = error(json!({"overrides": {"weather": [1]}, "outputs": [], "reference": []}));
+        assert!(keys.contains("keys must be strings"), "{keys}");
+        let args = error(json!({"outputs": [{"role": "assistant", "tool_calls": [
+            {"function": {"name": "w", "arguments": "{not json"}}]}], "reference": []}));
+        assert!(args.starts_with("`outputs`: "), "{args}");
+    }
+}
