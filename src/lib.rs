@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod core;
 pub mod http;
+pub mod judge;
 pub mod k8s;
 pub mod runner;
 pub mod source;

@@ -2,6 +2,7 @@
 //! sessions, fetch them in batches, score each as it arrives. Only one
 //! batch of sessions is in memory at a time.
 
+use crate::core::judge::{Judge, JudgeError};
 use crate::core::session::SessionKey;
 use crate::core::suite::compile::{CompiledSuite, Selector};
 use crate::core::suite::run::{Report, SuiteRun};
@@ -22,14 +23,30 @@ pub fn query(suite: &CompiledSuite, now: Timestamp) -> SessionQuery {
     }
 }
 
-/// Score `suite` on the sessions `source` holds; `with_trajectories` keeps
-/// each scored conversation in the report.
+/// Why a run could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    #[error(transparent)]
+    Judge(#[from] JudgeError),
+}
+
+/// Score `suite` on the sessions `source` holds, asking `judge` for judged
+/// evaluators; `with_trajectories` keeps each scored conversation (and the
+/// judges' reasoning) in the report.
 pub async fn run_suite(
     suite: &CompiledSuite,
     source: &impl SessionSource,
+    judge: &impl Judge,
     now: Timestamp,
     with_trajectories: bool,
-) -> Result<Report, SourceError> {
+) -> Result<Report, RunError> {
+    // A dead endpoint should stop the run before any session is read, not
+    // turn every judged case into an error one by one.
+    if suite.uses_judge() {
+        judge.check().await?;
+    }
     let mut run = SuiteRun::new(suite).with_trajectories(with_trajectories);
     let needs_selection = suite
         .cases
@@ -46,7 +63,7 @@ pub async fn run_suite(
         for batch in listed.chunks(BATCH) {
             for raw in source.fetch(batch, suite.agent.as_ref()).await? {
                 seen_ids.insert(raw.key.id.clone());
-                run.score(&raw.normalise(), true);
+                run.score(&raw.normalise(), true, judge).await;
             }
         }
     }
@@ -68,7 +85,7 @@ pub async fn run_suite(
             }
         }
         for raw in found {
-            run.score(&raw.normalise(), false);
+            run.score(&raw.normalise(), false, judge).await;
         }
     }
     Ok(run.finish())

@@ -139,13 +139,8 @@ impl SourceArgs {
             (None, Some(file)) => Some(Secret::from_file(file)?),
             (None, None) => None,
         };
-        let api_token = match &self.api_token_file {
-            Some(file) => Some(Secret::from_file(file)?),
-            None => std::env::var("KAGENT_EVALS_API_TOKEN")
-                .ok()
-                .filter(|t| !t.is_empty())
-                .map(Secret::new),
-        };
+        let api_token =
+            Secret::from_file_or_env(self.api_token_file.as_deref(), "KAGENT_EVALS_API_TOKEN")?;
         Ok(Connection {
             fixture: self.fixture.clone(),
             database_url,

@@ -5,7 +5,10 @@ use super::{CommandError, SourceArgs, Status};
 use crate::core::suite::load::load_compiled;
 use crate::core::suite::render;
 use crate::core::suite::run::Report;
+use crate::core::suite::spec::JudgeSpec;
+use crate::judge::{OpenAiJudge, configure};
 use crate::runner::run_suite;
+use crate::source::Secret;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -27,9 +30,42 @@ pub struct RunArgs {
     /// Write the report here instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Put each scored trajectory (the conversation) in the JSON report.
+    /// Put each scored trajectory (the conversation) and the judges'
+    /// reasoning in the JSON report.
     #[arg(long)]
     include_trajectories: bool,
+    #[command(flatten)]
+    judge: JudgeArgs,
+}
+
+/// The LLM judge of trajectoryJudge and outcomeJudge evaluators; each flag
+/// overrides the suite's `judge`.
+#[derive(clap::Args)]
+struct JudgeArgs {
+    /// Base URL of an OpenAI-compatible API, up to /v1.
+    #[arg(long, value_name = "URL", env = "KAGENT_EVALS_JUDGE_URL")]
+    judge_url: Option<String>,
+    #[arg(long, value_name = "MODEL", env = "KAGENT_EVALS_JUDGE_MODEL")]
+    judge_model: Option<String>,
+    /// A file holding the judge's API key (or set KAGENT_EVALS_JUDGE_API_KEY).
+    #[arg(long, value_name = "FILE", env = "KAGENT_EVALS_JUDGE_API_KEY_FILE")]
+    judge_api_key_file: Option<PathBuf>,
+}
+
+impl JudgeArgs {
+    fn judge(&self, spec: Option<&JudgeSpec>) -> Result<Option<OpenAiJudge>, CommandError> {
+        let api_key = Secret::from_file_or_env(
+            self.judge_api_key_file.as_deref(),
+            "KAGENT_EVALS_JUDGE_API_KEY",
+        )?;
+        configure(
+            spec,
+            self.judge_url.clone(),
+            self.judge_model.clone(),
+            api_key,
+        )
+        .map_err(|e| CommandError(e.to_string()))
+    }
 }
 
 pub async fn run(args: RunArgs) -> Result<Status, CommandError> {
@@ -41,8 +77,15 @@ pub async fn run(args: RunArgs) -> Result<Status, CommandError> {
     let now = jiff::Timestamp::now();
     let mut reports = Vec::new();
     for (loaded, compiled) in &suites {
+        for warning in compiled.warnings() {
+            eprintln!("warning: {warning}");
+        }
         let source = args.source.build_for(loaded.spec.source.as_ref(), &base)?;
-        reports.push(run_suite(compiled, &source, now, args.include_trajectories).await?);
+        let judge = args.judge.judge(loaded.spec.judge.as_ref())?;
+        let report = run_suite(compiled, &source, &judge, now, args.include_trajectories)
+            .await
+            .map_err(|e| CommandError(e.to_string()))?;
+        reports.push(report);
     }
     emit(args.output.as_deref(), &render_all(&reports, args.format))?;
     Ok(worst(&reports))

@@ -6,6 +6,7 @@
 pub mod convert;
 pub mod event;
 pub mod ingest;
+pub mod judge;
 pub mod pyjson;
 pub mod redact;
 pub mod schedule;

@@ -199,6 +199,9 @@ pub struct EvalRunStatus {
     /// the controller stopped mid-run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempts: Option<u32>,
+    /// The run's LLM judge calls and tokens, when it has judged evaluators.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<crate::core::judge::JudgeUsage>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

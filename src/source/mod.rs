@@ -103,6 +103,21 @@ impl Secret {
             .map_err(|e| SourceError::Config(format!("cannot read {}: {e}", path.display())))
     }
 
+    /// From `file` when given, else from the environment variable `var`
+    /// when it is set and not empty.
+    pub fn from_file_or_env(
+        file: Option<&std::path::Path>,
+        var: &str,
+    ) -> Result<Option<Self>, SourceError> {
+        match file {
+            Some(file) => Secret::from_file(file).map(Some),
+            None => Ok(std::env::var(var)
+                .ok()
+                .filter(|v| !v.is_empty())
+                .map(Secret::new)),
+        }
+    }
+
     /// Remove the secret from a message that might quote it.
     pub fn scrub(&self, message: &str) -> String {
         if self.0.is_empty() {

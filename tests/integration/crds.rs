@@ -60,6 +60,7 @@ fn install_and_establish() {
             "evalruns.evals.kagent.dev",
             "evalsuites.evals.kagent.dev",
             "agents.kagent.dev",
+            "modelconfigs.kagent.dev",
             "servicemonitors.monitoring.coreos.com",
             "prometheusrules.monitoring.coreos.com"
         ]

@@ -6,6 +6,7 @@
 //! missing prerequisite is a failure instead.
 
 mod crds;
+mod judge;
 mod operator;
 mod ship;
 mod sources;
@@ -34,6 +35,7 @@ fn tests() -> Vec<Test> {
     all.extend(crds::tests());
     all.extend(sources::tests());
     all.extend(operator::tests());
+    all.extend(judge::tests());
     all.extend(tenancy::tests());
     all.extend(ship::tests());
     all

@@ -345,6 +345,7 @@ fn access_reviews() {
             ("patch", evals, "evalsuites/status", tenant),
             ("get", "kagent.dev", "agents", tenant),
             ("watch", "kagent.dev", "agents", None),
+            ("get", "kagent.dev", "modelconfigs", tenant),
             ("create", "events.k8s.io", "events", tenant),
             (
                 "update",
@@ -366,6 +367,8 @@ fn access_reviews() {
             ("update", "kagent.dev", "agents", tenant),
             ("patch", "kagent.dev", "agents", tenant),
             ("delete", "kagent.dev", "agents", tenant),
+            ("update", "kagent.dev", "modelconfigs", tenant),
+            ("list", "kagent.dev", "modelconfigs", None),
             ("delete", evals, "evalsuites", tenant),
             ("patch", evals, "evalsuites", tenant),
             ("update", "coordination.k8s.io", "leases", tenant),

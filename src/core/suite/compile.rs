@@ -2,10 +2,11 @@
 //! problem names the field it is in (`spec.cases[1].evaluators[0]...`).
 
 use super::spec::{
-    Case, Defaults, EvaluatorSpec, EvaluatorType, ResponseMatchSpec, SelectionMetric, SessionMatch,
-    SuiteSpec,
+    Case, Defaults, EvaluatorSpec, EvaluatorType, JudgeSpec, ResponseMatchSpec, SelectionMetric,
+    SessionMatch, SuiteSpec,
 };
 use crate::core::convert::ConvertOptions;
+use crate::core::judge::{JudgeTask, Sampling, prompt};
 use crate::core::schedule::Schedule;
 use crate::core::score::ConfigError;
 use crate::core::score::adk::{AdkMatchType, ToolUse};
@@ -48,7 +49,23 @@ pub struct CompiledSuite {
     pub since: Option<SignedDuration>,
     pub limit: Option<usize>,
     pub include_sub_agent_sessions: bool,
+    pub judge: Option<JudgeSpec>,
     pub cases: Vec<CompiledCase>,
+}
+
+impl CompiledSuite {
+    /// Whether any evaluator needs an LLM judge.
+    pub fn uses_judge(&self) -> bool {
+        self.evaluators().any(|e| e.kind.is_judged())
+    }
+
+    pub fn warnings(&self) -> impl Iterator<Item = &str> {
+        self.evaluators().filter_map(|e| e.warning.as_deref())
+    }
+
+    fn evaluators(&self) -> impl Iterator<Item = &CompiledEvaluator> {
+        self.cases.iter().flat_map(|c| c.evaluators.iter())
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -90,6 +107,8 @@ pub struct CompiledEvaluator {
     pub name: String,
     pub kind: EvaluatorType,
     pub evaluator: Evaluator,
+    /// Settings that are valid but probably not meant, with their path.
+    pub warning: Option<String>,
 }
 
 /// An evaluator with its settings checked and parsed.
@@ -138,6 +157,11 @@ pub enum Evaluator {
         budget: Budget,
         prices: Vec<Price>,
         per_invocation: bool,
+    },
+    /// An LLM judge gives the verdict.
+    Judged {
+        task: JudgeTask,
+        sampling: Sampling,
     },
 }
 
@@ -214,6 +238,7 @@ pub fn compile(name: &str, spec: &SuiteSpec, at: &str) -> Result<CompiledSuite, 
         since,
         limit: spec.sessions.limit.map(|l| l as usize),
         include_sub_agent_sessions: spec.sessions.include_sub_agent_sessions,
+        judge: spec.judge.clone(),
         cases,
     })
 }
@@ -498,11 +523,79 @@ pub fn compile_evaluator(
                 per_invocation: s.per_invocation,
             }
         }
+        EvaluatorType::TrajectoryJudge => {
+            let s = settings(&e.trajectory_judge, e.kind, at)?;
+            let reference = if s.reference.is_empty() {
+                None
+            } else {
+                let messages = messages_from_value(Value::Array(s.reference.clone()))
+                    .map_err(|err| error(here("reference"), err))?;
+                steps(&messages).map_err(|err| error(here("reference"), err))?;
+                Some(messages)
+            };
+            Evaluator::Judged {
+                task: JudgeTask::Trajectory {
+                    reference,
+                    continuous: s.continuous,
+                    threshold: unit(s.threshold, &here("threshold"))?,
+                },
+                sampling: sampling(s.num_samples, s.temperature, &s.prompt, &here)?,
+            }
+        }
+        EvaluatorType::OutcomeJudge => {
+            let s = settings(&e.outcome_judge, e.kind, at)?;
+            if !(1..=5).contains(&s.min_score) {
+                return Err(error(here("minScore"), "must be from 1 to 5"));
+            }
+            Evaluator::Judged {
+                task: JudgeTask::Outcome {
+                    goal: s.goal.clone(),
+                    forbidden: s.forbidden_tools.clone(),
+                    min_score: s.min_score,
+                    require_goal_met: s.require_goal_met,
+                },
+                sampling: sampling(s.num_samples, s.temperature, &s.prompt, &here)?,
+            }
+        }
+    };
+    let warning = match &evaluator {
+        Evaluator::Judged { sampling, .. }
+            if sampling.samples > 1 && sampling.temperature == Some(0.0) =>
+        {
+            Some(format!(
+                "{at}.{}: {} samples at temperature 0 are likely the same answer {} times; the vote means little",
+                e.kind, sampling.samples, sampling.samples
+            ))
+        }
+        _ => None,
     };
     Ok(CompiledEvaluator {
         name: e.name.clone(),
         kind: e.kind,
         evaluator,
+        warning,
+    })
+}
+
+fn sampling(
+    samples: u32,
+    temperature: Option<f64>,
+    template: &Option<String>,
+    here: &impl Fn(&str) -> String,
+) -> Result<Sampling, SuiteError> {
+    if !(1..=9).contains(&samples) {
+        return Err(error(here("numSamples"), "must be from 1 to 9"));
+    }
+    if temperature.is_some_and(|t| !(0.0..=2.0).contains(&t)) {
+        return Err(error(here("temperature"), "must be from 0 to 2"));
+    }
+    if let Some(template) = template {
+        prompt::check_template(template).map_err(|e| error(here("prompt"), e))?;
+    }
+    Ok(Sampling {
+        samples,
+        temperature,
+        template: template.clone(),
     })
 }
 
@@ -536,6 +629,8 @@ impl EvaluatorSpec {
             EvaluatorType::Loops => self.loops.is_some(),
             EvaluatorType::Safety => self.safety.is_some(),
             EvaluatorType::Budget => self.budget.is_some(),
+            EvaluatorType::TrajectoryJudge => self.trajectory_judge.is_some(),
+            EvaluatorType::OutcomeJudge => self.outcome_judge.is_some(),
         }
     }
 }

@@ -4,6 +4,7 @@ use super::compile::{CompiledCase, Evaluator, ResponseReference};
 use super::spec::SelectionMetric;
 use crate::core::convert::{self, HEADER_UPDATE_INVOCATION};
 use crate::core::event::{Content, Event, Part};
+use crate::core::judge::{Judge, JudgeUsage, judge_trajectory};
 use crate::core::score::adk::{ToolUse, average, tool_trajectory};
 use crate::core::score::golden::{self, consumption, over_budget};
 use crate::core::score::trajectory_match::{tools_used, trajectory_match};
@@ -297,7 +298,30 @@ pub fn evaluate(evaluator: &Evaluator, view: &SessionView<'_>) -> Result<Verdict
             }
             Verdict::boolean("budget", over.is_empty(), Some(over.join("; ")))
         }
+        Evaluator::Judged { .. } => {
+            return Err("a judged evaluator is scored with a judge: use evaluate_judged".into());
+        }
     })
+}
+
+/// Any evaluator, asking `judge` for the judged ones: the verdict and the
+/// judge's reasoning, if a judge gave it. `Err` for an error of the run: an
+/// evaluator that could not judge, or a judge that could not answer.
+pub async fn evaluate_judged(
+    evaluator: &Evaluator,
+    view: &SessionView<'_>,
+    judge: &impl Judge,
+    usage: &mut JudgeUsage,
+) -> Result<(Verdict, Option<String>), String> {
+    match evaluator {
+        Evaluator::Judged { task, sampling } => {
+            let judged = judge_trajectory(task, sampling, &view.messages, judge, usage)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok((judged.verdict, Some(judged.reasoning)))
+        }
+        other => evaluate(other, view).map(|verdict| (verdict, None)),
+    }
 }
 
 fn describe_sets(missing: &[&str], extra: &[&str]) -> String {

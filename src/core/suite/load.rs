@@ -409,8 +409,18 @@ fn evaluator_from_agentevals(e: AgentevalsEvaluator) -> Result<EvaluatorSpec, St
             });
             Ok(spec)
         }
+        // agentevals' trajectory LLM-as-judge, with its reference when given.
         AgentevalsType::LlmJudge => {
-            Err("llm_judge evaluators are not supported: a judge needs a model endpoint".into())
+            let mut spec = empty_evaluator(name("llm_judge"), EvaluatorType::TrajectoryJudge);
+            spec.trajectory_judge = Some(TrajectoryJudgeSpec {
+                reference: e.reference,
+                continuous: false,
+                threshold: 0.8,
+                num_samples: 1,
+                temperature: None,
+                prompt: None,
+            });
+            Ok(spec)
         }
     }
 }
@@ -429,6 +439,8 @@ fn empty_evaluator(name: String, kind: EvaluatorType) -> EvaluatorSpec {
         loops: None,
         safety: None,
         budget: None,
+        trajectory_judge: None,
+        outcome_judge: None,
     }
 }
 

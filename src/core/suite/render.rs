@@ -72,6 +72,12 @@ fn headline(report: &Report) -> String {
     if s.errors > 0 {
         line.push_str(&format!(", {} could not be evaluated", s.errors));
     }
+    if let Some(judge) = &report.judge {
+        line.push_str(&format!(
+            "; judge: {} calls, {} prompt and {} completion tokens, {:.1}s",
+            judge.calls, judge.prompt_tokens, judge.completion_tokens, judge.seconds
+        ));
+    }
     line
 }
 

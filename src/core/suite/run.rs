@@ -3,9 +3,10 @@
 //! bounded by the report, not by the sessions.
 
 use super::compile::{CompiledSuite, Selector};
-use super::evaluate::{SessionView, evaluate};
+use super::evaluate::{SessionView, evaluate_judged};
 use super::spec::EvaluatorType;
 use crate::core::ingest::Issue;
+use crate::core::judge::{Judge, JudgeUsage};
 use crate::core::score::Score;
 use crate::core::session::Session;
 use serde::Serialize;
@@ -16,6 +17,9 @@ pub struct Report {
     pub suite: String,
     pub passed: bool,
     pub summary: Summary,
+    /// The run's judge calls, when it has judged evaluators.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeUsage>,
     pub cases: Vec<CaseReport>,
 }
 
@@ -90,6 +94,10 @@ pub struct Evaluation {
     /// The evaluator could not judge this session.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// An LLM judge's reasoning; it may quote the conversation, so it is
+    /// kept only with the trajectories.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
 }
 
 impl Report {
@@ -98,6 +106,9 @@ impl Report {
         let mut copy = self.clone();
         for session in copy.cases.iter_mut().flat_map(|c| c.sessions.iter_mut()) {
             session.trajectory = None;
+            for evaluation in &mut session.evaluations {
+                evaluation.reasoning = None;
+            }
         }
         copy
     }
@@ -121,6 +132,7 @@ pub struct SuiteRun<'s> {
     sessions: Vec<Vec<SessionReport>>,
     notes: Vec<Vec<String>>,
     scored: std::collections::BTreeSet<(String, Option<String>)>,
+    judge_usage: JudgeUsage,
 }
 
 impl<'s> SuiteRun<'s> {
@@ -131,6 +143,7 @@ impl<'s> SuiteRun<'s> {
             sessions: vec![Vec::new(); suite.cases.len()],
             notes: vec![Vec::new(); suite.cases.len()],
             scored: Default::default(),
+            judge_usage: JudgeUsage::default(),
         }
     }
 
@@ -143,7 +156,8 @@ impl<'s> SuiteRun<'s> {
     /// Score one session with every case it belongs to. `selected` says the
     /// session is one of the run's selected sessions (cases without a
     /// `sessionId` score only those); a session fetched by id is not.
-    pub fn score(&mut self, session: &Session, selected: bool) {
+    /// Judged evaluators ask `judge`.
+    pub async fn score(&mut self, session: &Session, selected: bool, judge: &impl Judge) {
         let first_user = session.first_user_text();
         for (index, case) in self.suite.cases.iter().enumerate() {
             let applies = match &case.selector {
@@ -171,11 +185,13 @@ impl<'s> SuiteRun<'s> {
                     trajectory: None,
                 },
                 Ok(view) => {
-                    let evaluations: Vec<Evaluation> = case
-                        .evaluators
-                        .iter()
-                        .map(|e| match evaluate(&e.evaluator, &view) {
-                            Ok(v) => Evaluation {
+                    let mut evaluations = Vec::with_capacity(case.evaluators.len());
+                    for e in &case.evaluators {
+                        let result =
+                            evaluate_judged(&e.evaluator, &view, judge, &mut self.judge_usage)
+                                .await;
+                        evaluations.push(match result {
+                            Ok((v, reasoning)) => Evaluation {
                                 name: e.name.clone(),
                                 kind: e.kind,
                                 key: Some(v.key),
@@ -183,6 +199,7 @@ impl<'s> SuiteRun<'s> {
                                 passed: v.passed,
                                 comment: v.comment,
                                 error: None,
+                                reasoning: reasoning.filter(|_| self.with_trajectories),
                             },
                             Err(error) => Evaluation {
                                 name: e.name.clone(),
@@ -192,9 +209,10 @@ impl<'s> SuiteRun<'s> {
                                 passed: false,
                                 comment: None,
                                 error: Some(error),
+                                reasoning: None,
                             },
-                        })
-                        .collect();
+                        });
+                    }
                     SessionReport {
                         session_id: session.key.id.clone(),
                         user_id: session.key.user_id.clone(),
@@ -271,6 +289,7 @@ impl<'s> SuiteRun<'s> {
             suite: self.suite.name.clone(),
             passed: summary.passed == summary.cases,
             summary,
+            judge: self.suite.uses_judge().then_some(self.judge_usage),
             cases,
         }
     }

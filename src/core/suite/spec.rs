@@ -91,6 +91,9 @@ pub struct SuiteSpec {
     /// holds the conversations).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<ReportSpec>,
+    /// The endpoint of judged evaluators (trajectoryJudge, outcomeJudge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeSpec>,
     #[schemars(length(min = 1, max = 256))]
     pub cases: Vec<Case>,
 }
@@ -241,10 +244,12 @@ pub enum EvaluatorType {
     Loops,
     Safety,
     Budget,
+    TrajectoryJudge,
+    OutcomeJudge,
 }
 
 impl EvaluatorType {
-    pub const ALL: [EvaluatorType; 10] = [
+    pub const ALL: [EvaluatorType; 12] = [
         EvaluatorType::ToolsUsed,
         EvaluatorType::TrajectoryMatch,
         EvaluatorType::ToolTrajectory,
@@ -255,7 +260,17 @@ impl EvaluatorType {
         EvaluatorType::Loops,
         EvaluatorType::Safety,
         EvaluatorType::Budget,
+        EvaluatorType::TrajectoryJudge,
+        EvaluatorType::OutcomeJudge,
     ];
+
+    /// Whether an LLM judge gives the verdict.
+    pub fn is_judged(self) -> bool {
+        matches!(
+            self,
+            EvaluatorType::TrajectoryJudge | EvaluatorType::OutcomeJudge
+        )
+    }
 
     /// The name in YAML, which is also the name of its settings field.
     pub fn field(self) -> &'static str {
@@ -270,6 +285,8 @@ impl EvaluatorType {
             EvaluatorType::Loops => "loops",
             EvaluatorType::Safety => "safety",
             EvaluatorType::Budget => "budget",
+            EvaluatorType::TrajectoryJudge => "trajectoryJudge",
+            EvaluatorType::OutcomeJudge => "outcomeJudge",
         }
     }
 }
@@ -309,6 +326,10 @@ pub struct EvaluatorSpec {
     pub safety: Option<SafetySpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trajectory_judge: Option<TrajectoryJudgeSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome_judge: Option<OutcomeJudgeSpec>,
 }
 
 /// CEL: the field the type names is set, and no other type's field is.
@@ -571,6 +592,103 @@ pub struct PriceSpec {
     pub model: Option<String>,
     pub prompt_per_million_tokens: f64,
     pub completion_per_million_tokens: f64,
+}
+
+/// An LLM judge asked whether the trajectory is logical, progressing and
+/// efficient (and, with a reference, equivalent to it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TrajectoryJudgeSpec {
+    /// A good trajectory to compare with: OpenAI-format messages.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "messages")]
+    pub reference: Vec<Value>,
+    /// Score from 0 to 1 and pass at `threshold`, instead of yes or no.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub continuous: bool,
+    /// Passing score of a continuous judgement (default 0.8).
+    #[serde(default = "eight_tenths")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub threshold: f64,
+    /// Answers to ask for; the verdict is their majority (default 1).
+    #[serde(default = "one_sample")]
+    #[schemars(range(min = 1, max = 9))]
+    pub num_samples: u32,
+    /// Sampling temperature; the endpoint's default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 2.0))]
+    pub temperature: Option<f64>,
+    /// A prompt template in place of the built-in one; see docs/judges.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+}
+
+/// An LLM judge scoring the outcome on a 1-5 rubric: was the goal met, by
+/// a sound and safe path?
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OutcomeJudgeSpec {
+    /// The user's goal; the session's first user message when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<String>,
+    /// Tools whose use caps the score at 2, however good the answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forbidden_tools: Vec<String>,
+    /// Passing rubric score (default 4).
+    #[serde(default = "four_of_five")]
+    #[schemars(range(min = 1, max = 5))]
+    pub min_score: u8,
+    /// Also require the judge's `goal_met` (default true).
+    #[serde(default = "default_true")]
+    pub require_goal_met: bool,
+    /// Answers to ask for; the verdict is their median (default 1).
+    #[serde(default = "one_sample")]
+    #[schemars(range(min = 1, max = 9))]
+    pub num_samples: u32,
+    /// Sampling temperature; the endpoint's default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 2.0))]
+    pub temperature: Option<f64>,
+    /// A prompt template in place of the built-in one; see docs/judges.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+}
+
+fn one_sample() -> u32 {
+    1
+}
+
+fn four_of_five() -> u8 {
+    4
+}
+
+/// The OpenAI-compatible chat-completions endpoint judged evaluators ask.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JudgeSpec {
+    /// Base URL of the API, up to and including `/v1`, e.g. https://api.openai.com/v1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The API key, from a Secret in the suite's namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_secret_ref: Option<SecretKeyRef>,
+    /// A kagent ModelConfig in the suite's namespace: its model, base URL
+    /// and API key Secret, where `url`, `model` and `apiKeySecretRef` are absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_config_ref: Option<LocalObjectRef>,
+    /// Seconds to wait for one answer (default 60).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub timeout_seconds: Option<u32>,
+}
+
+/// An object in the suite's own namespace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LocalObjectRef {
+    pub name: String,
 }
 
 /// A key of a Secret in the suite's own namespace.

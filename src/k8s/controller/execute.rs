@@ -12,9 +12,10 @@ use crate::core::pyjson::{Layout, dumps_sorted};
 use crate::core::session::AgentRef;
 use crate::core::suite::compile::compile;
 use crate::core::suite::spec::{SecretKeyRef, SourceKind, SuiteSpec};
+use crate::judge::{OpenAiJudge, configure};
 use crate::k8s::conditions::{self, Want};
 use crate::k8s::crd::{AgentSnapshot, EvalRun, EvalRunStatus, EvalSuite, Phase, TriggerType};
-use crate::runner::run_suite;
+use crate::runner::{RunError, run_suite};
 use crate::source::open::open;
 use crate::source::{AnySource, Secret};
 use jiff::Timestamp;
@@ -57,6 +58,7 @@ enum Failure {
     InvalidSpec,
     Forbidden,
     SourceUnavailable,
+    JudgeUnavailable,
     TimedOut,
     Interrupted,
 }
@@ -68,6 +70,7 @@ impl Failure {
             Failure::InvalidSpec => "InvalidSpec",
             Failure::Forbidden => "Forbidden",
             Failure::SourceUnavailable => "SourceUnavailable",
+            Failure::JudgeUnavailable => "JudgeUnavailable",
             Failure::TimedOut => "TimedOut",
             Failure::Interrupted => "Interrupted",
         }
@@ -189,10 +192,17 @@ impl<'a> Execution<'a> {
             Ok(compiled) => compiled,
             Err(e) => return self.fail(Failure::InvalidSpec, e.to_string()).await,
         };
+        for warning in compiled.warnings() {
+            tracing::warn!(namespace = %self.namespace, run = %self.name, "{warning}");
+        }
+        let judge = match self.judge(&spec).await {
+            Ok(judge) => judge,
+            Err((failure, message)) => return self.fail(failure, message).await,
+        };
         let full_report = spec.report.as_ref().is_some_and(|r| r.config_map);
         let report = match tokio::time::timeout(
             self.ctx.config.run_timeout,
-            run_suite(&compiled, &source, Timestamp::now(), full_report),
+            run_suite(&compiled, &source, &judge, Timestamp::now(), full_report),
         )
         .await
         {
@@ -204,10 +214,14 @@ impl<'a> Execution<'a> {
                 return self.fail(Failure::TimedOut, message).await;
             }
             Ok(Err(error)) => {
+                let failure = match error {
+                    RunError::Source(_) => Failure::SourceUnavailable,
+                    RunError::Judge(_) => Failure::JudgeUnavailable,
+                };
                 let message = error.to_string();
-                self.event(EventType::Warning, "SourceUnavailable", message.clone())
+                self.event(EventType::Warning, failure.reason(), message.clone())
                     .await;
-                return self.fail(Failure::SourceUnavailable, message).await;
+                return self.fail(failure, message).await;
             }
             Ok(Ok(report)) => report,
         };
@@ -229,6 +243,7 @@ impl<'a> Execution<'a> {
             )
             .await;
         }
+        self.status.judge = report.judge.clone();
         let outcomes = plan::outcomes(&report);
         self.finish(outcomes, suite.as_ref()).await
     }
@@ -396,6 +411,57 @@ impl<'a> Execution<'a> {
         String::from_utf8(bytes.0.clone())
             .map(Secret::new)
             .map_err(|_| unavailable(format!("key {} is not text", reference.key)))
+    }
+
+    /// The suite's judge: its own settings, filled in from a kagent
+    /// ModelConfig where it names one. Everything resolves in the suite's
+    /// namespace.
+    async fn judge(&self, spec: &SuiteSpec) -> Result<Option<OpenAiJudge>, (Failure, String)> {
+        let Some(settings) = &spec.judge else {
+            return Ok(None);
+        };
+        let unavailable = |message: String| (Failure::JudgeUnavailable, message);
+        let mut url = settings.url.clone();
+        let mut model = settings.model.clone();
+        let mut key = settings.api_key_secret_ref.clone();
+        if let Some(reference) = &settings.model_config_ref {
+            let config = read_model_config(self.ctx, &self.namespace, &reference.name)
+                .await
+                .map_err(|e| {
+                    unavailable(format!(
+                        "ModelConfig {}/{}: {e}",
+                        self.namespace, reference.name
+                    ))
+                })?;
+            let text = |pointer: &str| {
+                config
+                    .pointer(pointer)
+                    .and_then(|v| v.as_str())
+                    .map(String::from)
+            };
+            url = url
+                .or_else(|| text("/openAI/baseUrl"))
+                .or_else(|| Some(OPENAI_URL.to_string()));
+            model = model.or_else(|| text("/model"));
+            key = key.or_else(|| {
+                Some(SecretKeyRef {
+                    name: text("/apiKeySecret")?,
+                    key: text("/apiKeySecretKey")?,
+                    namespace: None,
+                })
+            });
+        }
+        let api_key = match &key {
+            Some(reference) => Some(self.secret(reference).await.map_err(
+                |(failure, message)| match failure {
+                    Failure::Forbidden => (failure, message),
+                    _ => unavailable(message),
+                },
+            )?),
+            None => None,
+        };
+        configure(Some(settings), url, model, api_key)
+            .map_err(|e| (Failure::InvalidSpec, e.to_string()))
     }
 
     fn set_conditions(&mut self, wants: &[Want]) {
@@ -645,6 +711,28 @@ async fn read_agent(ctx: &Context, agent: &AgentRef) -> Result<Option<DynamicObj
         Ok(found) => Ok(found),
         Err(kube::Error::Api(e)) if e.code == 404 || e.code == 403 => Ok(None),
         Err(e) => Err(e.into()),
+    }
+}
+
+/// Where a ModelConfig without `openAI.baseUrl` sends requests.
+const OPENAI_URL: &str = "https://api.openai.com/v1";
+
+/// The `spec` of a kagent ModelConfig.
+async fn read_model_config(
+    ctx: &Context,
+    namespace: &str,
+    name: &str,
+) -> Result<serde_json::Value, String> {
+    let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(
+        "kagent.dev",
+        "v1alpha2",
+        "ModelConfig",
+    ));
+    let api: Api<DynamicObject> = Api::namespaced_with(ctx.client.clone(), namespace, &resource);
+    match api.get_opt(name).await {
+        Ok(Some(config)) => Ok(config.data.get("spec").cloned().unwrap_or_default()),
+        Ok(None) => Err("not found".into()),
+        Err(e) => Err(e.to_string()),
     }
 }
 
