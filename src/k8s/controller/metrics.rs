@@ -76,6 +76,16 @@ impl Metrics {
             metrics.last_run_passed.clone(),
         );
         registry.register(
+            "kagent_evals_suite_last_success_timestamp_seconds",
+            "When the suite's latest passing run finished (Unix seconds)",
+            metrics.last_success.clone(),
+        );
+        registry.register(
+            "kagent_evals_suite_schedule_interval_seconds",
+            "Seconds between the suite's scheduled runs, for staleness alerts",
+            metrics.schedule_interval.clone(),
+        );
+        registry.register(
             "kagent_evals_case_passed",
             "1 when the case passed in the suite's latest run",
             metrics.case_passed.clone(),
@@ -91,5 +101,39 @@ impl Metrics {
             metrics.leader.clone(),
         );
         metrics
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chart's alerts query these names; each must be served.
+    #[test]
+    fn every_metric_the_alerts_use_is_served() {
+        let mut registry = Registry::default();
+        let metrics = Metrics::register(&mut registry);
+        let labels = SuiteLabels {
+            namespace: "team".into(),
+            suite: "nightly".into(),
+        };
+        metrics.last_run_passed.get_or_create(&labels).set(1);
+        metrics
+            .last_success
+            .get_or_create(&labels)
+            .set(1_700_000_000);
+        metrics.schedule_interval.get_or_create(&labels).set(86_400);
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+        let rule = include_str!("../../../charts/kagent-evals/templates/prometheusrule.yaml");
+        for name in [
+            "kagent_evals_suite_last_run_passed",
+            "kagent_evals_suite_last_success_timestamp_seconds",
+            "kagent_evals_suite_schedule_interval_seconds",
+        ] {
+            assert!(rule.contains(name), "the alerts no longer use {name}");
+            let sample = format!("{name}{{namespace=\"team\",suite=\"nightly\"}} ");
+            assert!(text.contains(&sample), "{name} is not served:\n{text}");
+        }
     }
 }
