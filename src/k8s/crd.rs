@@ -186,7 +186,8 @@ pub struct EvalRunStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub results: Vec<CaseResult>,
     /// Results were left out to bound the status; the full report is in the
-    /// controller's log and from `kagent-evals report`.
+    /// controller's log (target `kagent_evals::report`) and, when the suite
+    /// opts in, in the `<run>-report` ConfigMap.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub results_truncated: bool,
     /// The Agent as it was evaluated.
