@@ -8,6 +8,7 @@ use crate::core::suite::spec::JudgeSpec;
 use crate::http::{self, HttpError, Retry};
 use crate::source::Secret;
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Where the judge is and who we are to it.
@@ -59,6 +60,9 @@ pub struct OpenAiJudge {
     retry: Retry,
     /// The endpoint for messages: scheme, host and path, no credentials.
     name: String,
+    /// Set once the endpoint refused structured output; later requests go
+    /// without it and rely on the answer parser.
+    plain_json: AtomicBool,
 }
 
 impl OpenAiJudge {
@@ -88,6 +92,7 @@ impl OpenAiJudge {
             api_key: endpoint.api_key,
             retry,
             name,
+            plain_json: AtomicBool::new(false),
         })
     }
 
@@ -120,6 +125,19 @@ impl OpenAiJudge {
     }
 }
 
+impl OpenAiJudge {
+    async fn post(&self, body: &Value) -> Result<reqwest::Response, HttpError> {
+        http::send(
+            || {
+                self.request(reqwest::Method::POST, "/chat/completions")
+                    .json(body)
+            },
+            self.retry,
+        )
+        .await
+    }
+}
+
 impl Judge for OpenAiJudge {
     /// `GET /models`, which every OpenAI-compatible server answers cheaply;
     /// a server without it (404, 405) is reachable, which is what counts.
@@ -137,26 +155,33 @@ impl Judge for OpenAiJudge {
     }
 
     async fn ask(&self, request: &JudgeRequest) -> Result<JudgeAnswer, JudgeError> {
-        let mut body = json!({
-            "model": self.model,
-            "messages": request.messages,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": request.schema_name, "strict": true, "schema": request.schema}
-            }
-        });
+        let mut body = json!({"model": self.model, "messages": request.messages});
         if let Some(temperature) = request.temperature {
             body["temperature"] = json!(temperature);
         }
         let started = Instant::now();
-        let response = http::send(
-            || {
-                self.request(reqwest::Method::POST, "/chat/completions")
-                    .json(&body)
-            },
-            self.retry,
-        )
-        .await
+        let response = if self.plain_json.load(Ordering::Relaxed) {
+            self.post(&body).await
+        } else {
+            let mut structured = body.clone();
+            structured["response_format"] = json!({
+                "type": "json_schema",
+                "json_schema": {"name": request.schema_name, "strict": true, "schema": request.schema}
+            });
+            match self.post(&structured).await {
+                // Older servers and some proxies refuse `response_format`;
+                // the prompt states the schema, so ask again without it.
+                Err(HttpError::Status { status, .. }) if status == reqwest::StatusCode::BAD_REQUEST => {
+                    tracing::warn!(
+                        "{} refused a request with structured output (400); asking without it from now on",
+                        self.name
+                    );
+                    self.plain_json.store(true, Ordering::Relaxed);
+                    self.post(&body).await
+                }
+                other => other,
+            }
+        }
         .map_err(|e| self.failure(e))?;
         let answer: Value = response
             .json()

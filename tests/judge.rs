@@ -26,6 +26,9 @@ struct Server {
     replies: Mutex<VecDeque<Reply>>,
     /// Status of `GET /models`.
     models_status: Mutex<u16>,
+    /// Answer 400 to requests that ask for structured output, as servers
+    /// without `response_format` support do.
+    rejects_structured: Mutex<bool>,
     /// Bodies of the chat requests, with their Authorization header.
     requests: Mutex<Vec<(Option<String>, Value)>>,
 }
@@ -47,7 +50,15 @@ async fn chat(
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .map(String::from);
+    let refused =
+        *server.rejects_structured.lock().unwrap() && body.get("response_format").is_some();
     server.requests.lock().unwrap().push((auth, body));
+    if refused {
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(json!({"error": {"message": "response_format is not supported"}})),
+        );
+    }
     match server.replies.lock().unwrap().pop_front() {
         Some(Reply::Content(content)) => (
             StatusCode::OK,
@@ -74,6 +85,7 @@ fn serve(runtime: &tokio::runtime::Runtime, replies: Vec<Reply>) -> (Arc<Server>
     let server = Arc::new(Server {
         replies: Mutex::new(replies.into()),
         models_status: Mutex::new(200),
+        rejects_structured: Mutex::new(false),
         requests: Mutex::default(),
     });
     let app = axum::Router::new()
@@ -395,5 +407,32 @@ cases:
     assert!(
         prompt.contains("<reference>") && prompt.contains("get_weather({\"city\": \"London\"})"),
         "{prompt}"
+    );
+}
+
+#[test]
+fn an_endpoint_without_structured_output_is_asked_plainly_from_then_on() {
+    let runtime = runtime();
+    let answer = "```json\n{\"reasoning\": \"fine\", \"score\": true}\n```";
+    let (server, url) = serve(
+        &runtime,
+        vec![Reply::Content(answer), Reply::Content(answer)],
+    );
+    *server.rejects_structured.lock().unwrap() = true;
+    let dir = tempfile::tempdir().unwrap();
+    let settings = json!({"numSamples": 2, "temperature": 0.5});
+    let run = run(&suite(dir.path(), trajectory_judge(settings)), &url, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let requests = server.requests.lock().unwrap();
+    let structured: Vec<bool> = requests
+        .iter()
+        .map(|(_, body)| body.get("response_format").is_some())
+        .collect();
+    // Refused once, then never asked for again.
+    assert_eq!(structured, [true, false, false]);
+    let prompt = requests[1].1["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        prompt.contains("JSON schema"),
+        "the prompt states the schema: {prompt}"
     );
 }
