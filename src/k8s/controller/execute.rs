@@ -195,9 +195,14 @@ impl<'a> Execution<'a> {
         for warning in compiled.warnings() {
             tracing::warn!(namespace = %self.namespace, run = %self.name, "{warning}");
         }
-        let judge = match self.judge(&spec).await {
-            Ok(judge) => judge,
-            Err((failure, message)) => return self.fail(failure, message).await,
+        // A judge is resolved (Secrets, ModelConfig) only for a suite that asks one.
+        let judge = if compiled.uses_judge() {
+            match self.judge(&spec).await {
+                Ok(judge) => judge,
+                Err((failure, message)) => return self.fail(failure, message).await,
+            }
+        } else {
+            None
         };
         let full_report = spec.report.as_ref().is_some_and(|r| r.config_map);
         let report = match tokio::time::timeout(
