@@ -436,3 +436,38 @@ fn an_endpoint_without_structured_output_is_asked_plainly_from_then_on() {
         "the prompt states the schema: {prompt}"
     );
 }
+
+#[test]
+fn score_asks_the_judge_for_one_evaluator() {
+    let runtime = runtime();
+    let (server, url) = serve(
+        &runtime,
+        vec![Reply::Content(
+            r#"{"reasoning": "r", "score": 3, "goal_met": true}"#,
+        )],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let evaluator = dir.path().join("evaluator.json");
+    let spec = json!({"name": "outcome", "type": "outcomeJudge", "outcomeJudge": {"minScore": 3}});
+    std::fs::write(&evaluator, spec.to_string()).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+        .args(["score", "--evaluator"])
+        .arg(&evaluator)
+        .arg("--trajectory")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(SESSION))
+        .args(["--judge-url", &url, "--judge-model", "judge-model"])
+        .env("KAGENT_EVALS_JUDGE_API_KEY", API_KEY)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let line: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(line["key"], "outcome_score");
+    assert_eq!(line["score"], 3.0);
+    assert_eq!(server.requests.lock().unwrap().len(), 1);
+}

@@ -10,7 +10,8 @@ mod score;
 mod sessions;
 mod suite;
 
-use crate::core::suite::spec::{SourceKind, SourceSpec};
+use crate::core::suite::spec::{JudgeSpec, SourceKind, SourceSpec};
+use crate::judge::{OpenAiJudge, configure};
 use crate::source::open::{Connection, open};
 use crate::source::{AnySource, Secret, SourceError};
 use clap::{Parser, Subcommand};
@@ -177,6 +178,36 @@ impl SourceArgs {
     }
 }
 
+/// The LLM judge of trajectoryJudge and outcomeJudge evaluators; each flag
+/// overrides the suite's `judge`.
+#[derive(clap::Args)]
+pub struct JudgeArgs {
+    /// Base URL of an OpenAI-compatible API, up to /v1.
+    #[arg(long, value_name = "URL", env = "KAGENT_EVALS_JUDGE_URL")]
+    judge_url: Option<String>,
+    #[arg(long, value_name = "MODEL", env = "KAGENT_EVALS_JUDGE_MODEL")]
+    judge_model: Option<String>,
+    /// A file holding the judge's API key (or set KAGENT_EVALS_JUDGE_API_KEY).
+    #[arg(long, value_name = "FILE", env = "KAGENT_EVALS_JUDGE_API_KEY_FILE")]
+    judge_api_key_file: Option<PathBuf>,
+}
+
+impl JudgeArgs {
+    pub fn judge(&self, spec: Option<&JudgeSpec>) -> Result<Option<OpenAiJudge>, CommandError> {
+        let api_key = Secret::from_file_or_env(
+            self.judge_api_key_file.as_deref(),
+            "KAGENT_EVALS_JUDGE_API_KEY",
+        )?;
+        configure(
+            spec,
+            self.judge_url.clone(),
+            self.judge_model.clone(),
+            api_key,
+        )
+        .map_err(|e| CommandError(e.to_string()))
+    }
+}
+
 /// The process exit status: 0 all good, 1 a check failed (or input was only
 /// partly readable), 2 the command itself could not be done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,7 +261,7 @@ pub fn main() -> ExitCode {
             Command::Extract(args) => extract::run(args).await,
             Command::Match(args) => match_cmd::run(args),
             Command::Run(args) => run::run(args).await,
-            Command::Score(args) => score::run(args),
+            Command::Score(args) => score::run(args).await,
             Command::Suite { command } => suite::run(command),
             Command::Crd => suite::print_crds(),
             Command::Sessions(args) => sessions::list(args).await,

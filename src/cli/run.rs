@@ -1,14 +1,11 @@
 //! `kagent-evals run`: score suites against sessions and report.
 
 use super::output::emit;
-use super::{CommandError, SourceArgs, Status};
+use super::{CommandError, JudgeArgs, SourceArgs, Status};
 use crate::core::suite::load::load_compiled;
 use crate::core::suite::render;
 use crate::core::suite::run::Report;
-use crate::core::suite::spec::JudgeSpec;
-use crate::judge::{OpenAiJudge, configure};
 use crate::runner::run_suite;
-use crate::source::Secret;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -36,36 +33,6 @@ pub struct RunArgs {
     include_trajectories: bool,
     #[command(flatten)]
     judge: JudgeArgs,
-}
-
-/// The LLM judge of trajectoryJudge and outcomeJudge evaluators; each flag
-/// overrides the suite's `judge`.
-#[derive(clap::Args)]
-struct JudgeArgs {
-    /// Base URL of an OpenAI-compatible API, up to /v1.
-    #[arg(long, value_name = "URL", env = "KAGENT_EVALS_JUDGE_URL")]
-    judge_url: Option<String>,
-    #[arg(long, value_name = "MODEL", env = "KAGENT_EVALS_JUDGE_MODEL")]
-    judge_model: Option<String>,
-    /// A file holding the judge's API key (or set KAGENT_EVALS_JUDGE_API_KEY).
-    #[arg(long, value_name = "FILE", env = "KAGENT_EVALS_JUDGE_API_KEY_FILE")]
-    judge_api_key_file: Option<PathBuf>,
-}
-
-impl JudgeArgs {
-    fn judge(&self, spec: Option<&JudgeSpec>) -> Result<Option<OpenAiJudge>, CommandError> {
-        let api_key = Secret::from_file_or_env(
-            self.judge_api_key_file.as_deref(),
-            "KAGENT_EVALS_JUDGE_API_KEY",
-        )?;
-        configure(
-            spec,
-            self.judge_url.clone(),
-            self.judge_model.clone(),
-            api_key,
-        )
-        .map_err(|e| CommandError(e.to_string()))
-    }
 }
 
 pub async fn run(args: RunArgs) -> Result<Status, CommandError> {

@@ -1,12 +1,13 @@
 //! `kagent-evals score`: one evaluator against one trajectory.
 
 use super::documents::load_value;
-use super::{CommandError, Status};
+use super::{CommandError, JudgeArgs, Status};
 use crate::core::convert::ConvertOptions;
 use crate::core::ingest::read_jsonl;
+use crate::core::judge::{Judge, JudgeUsage};
 use crate::core::session::{Session, SessionKey};
 use crate::core::suite::compile::{CompiledCase, Selector, compile_evaluator};
-use crate::core::suite::evaluate::{SessionView, evaluate};
+use crate::core::suite::evaluate::{SessionView, evaluate_judged};
 use crate::core::suite::spec::{Defaults, EvaluatorSpec};
 use crate::core::trajectory::messages_from_value;
 use std::path::PathBuf;
@@ -19,9 +20,12 @@ pub struct ScoreArgs {
     /// OpenAI-format messages (JSON/YAML), or ADK events (`.jsonl`).
     #[arg(long, value_name = "FILE")]
     trajectory: PathBuf,
+    /// The judge of a trajectoryJudge or outcomeJudge evaluator.
+    #[command(flatten)]
+    judge: JudgeArgs,
 }
 
-pub fn run(args: ScoreArgs) -> Result<Status, CommandError> {
+pub async fn run(args: ScoreArgs) -> Result<Status, CommandError> {
     let file = args.evaluator.display().to_string();
     let spec: EvaluatorSpec = serde_json::from_value(load_value(&args.evaluator)?)
         .map_err(|e| CommandError(format!("{file}: {e}")))?;
@@ -52,7 +56,20 @@ pub fn run(args: ScoreArgs) -> Result<Status, CommandError> {
         SessionView::from_messages(messages)
     }
     .map_err(|e| CommandError(format!("{}: {e}", args.trajectory.display())))?;
-    let verdict = evaluate(&compiled.evaluator, &view).map_err(CommandError)?;
+    let judge = if spec.kind.is_judged() {
+        let judge = args.judge.judge(None)?;
+        judge
+            .check()
+            .await
+            .map_err(|e| CommandError(e.to_string()))?;
+        judge
+    } else {
+        None
+    };
+    let mut usage = JudgeUsage::default();
+    let (verdict, _reasoning) = evaluate_judged(&compiled.evaluator, &view, &judge, &mut usage)
+        .await
+        .map_err(CommandError)?;
     let line = serde_json::json!({"key": verdict.key, "score": verdict.score, "passed": verdict.passed, "comment": verdict.comment});
     super::output::emit(None, &format!("{line}\n"))?;
     Ok(if verdict.passed {

@@ -299,7 +299,9 @@ pub fn evaluate(evaluator: &Evaluator, view: &SessionView<'_>) -> Result<Verdict
             Verdict::boolean("budget", over.is_empty(), Some(over.join("; ")))
         }
         Evaluator::Judged { .. } => {
-            return Err("a judged evaluator is scored with a judge: use evaluate_judged".into());
+            return Err(
+                "an LLM-judged evaluator needs a judge: score it with evaluate_judged".into(),
+            );
         }
     })
 }
