@@ -39,14 +39,6 @@ fn memory(pid: u32) -> (f64, f64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 struct Controller(Child);
 
 impl Drop for Controller {
@@ -89,7 +81,7 @@ fn main() {
         let db = weather_database("bench", NAMESPACE).await;
         agent(&client, NAMESPACE, "weather-assistant", "You report the weather from the tool.").await;
 
-        let port = free_port();
+        let port = support::free_port();
         let controller = Controller(
             Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
                 .args(["controller", "--identity", "bench", "--lease-namespace", NAMESPACE])

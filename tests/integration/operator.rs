@@ -12,7 +12,7 @@ use crate::{Need, Test};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Secret;
 use kagent_evals::k8s::conditions::is_true;
-use kagent_evals::k8s::crd::{EvalSuite, Phase};
+use kagent_evals::k8s::crd::{EvalRun, EvalSuite, Phase};
 use kube::Api;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
@@ -72,7 +72,7 @@ fn manual_runs() {
         let ns = namespace(&client, "op-manual").await;
         let db = weather_database("opmanual", &ns).await;
         agent(&client, &ns, "weather-assistant", "You report the weather from the tool.").await;
-        let metrics_port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let metrics_port = crate::support::free_port();
         let mut with_metrics = config(&ns, "replica-a", Some(&db.url));
         with_metrics.metrics_address = Some(([127, 0, 0, 1], metrics_port).into());
         let _replica = start(&plane, with_metrics).await;
@@ -223,17 +223,22 @@ fn schedule_with_two_replicas() {
         let suites: Api<EvalSuite> = Api::namespaced(client.clone(), &ns);
         let status = suites.get("nightly").await.unwrap().status.unwrap();
         assert!(status.last_schedule_time.map(|t| t.0) >= Some(slot));
-        let leases: Api<Lease> = Api::namespaced(client.clone(), &ns);
-        let holder = leases
-            .get("kagent-evals-controller")
-            .await
-            .unwrap()
-            .spec
-            .unwrap()
-            .holder_identity
-            .unwrap();
+        let holder = lease_holder(&client, &ns).await;
         assert!(holder == "replica-a" || holder == "replica-b");
     });
+}
+
+/// Who holds the controllers' leader Lease in `ns`.
+async fn lease_holder(client: &kube::Client, ns: &str) -> String {
+    let leases: Api<Lease> = Api::namespaced(client.clone(), ns);
+    leases
+        .get("kagent-evals-controller")
+        .await
+        .unwrap()
+        .spec
+        .unwrap()
+        .holder_identity
+        .unwrap()
 }
 
 /// A suite reading the held kagent API every minute.
@@ -246,6 +251,17 @@ async fn held_suite(client: &kube::Client, ns: &str, name: &str, policy: &str, a
     apply_suite(client, ns, &suite).await;
 }
 
+/// The suite's first run to reach Running (its source holds it there).
+async fn running_run(client: &kube::Client, ns: &str, suite: &str) -> EvalRun {
+    wait_for("a running run", Duration::from_secs(75), || async {
+        runs_of(client, ns, suite)
+            .await
+            .into_iter()
+            .find(|r| r.status.as_ref().and_then(|s| s.phase) == Some(Phase::Running))
+    })
+    .await
+}
+
 fn forbid() {
     let plane = control_plane();
     runtime().block_on(async {
@@ -254,13 +270,7 @@ fn forbid() {
         let held = held_api::start().await;
         let _replica = start(&plane, config(&ns, "replica-a", None)).await;
         held_suite(&client, &ns, "held", "Forbid", &held.url).await;
-        let first = wait_for("a running run", Duration::from_secs(75), || async {
-            runs_of(&client, &ns, "held")
-                .await
-                .into_iter()
-                .find(|r| r.status.as_ref().and_then(|s| s.phase) == Some(Phase::Running))
-        })
-        .await;
+        let first = running_run(&client, &ns, "held").await;
         let first_slot = first.spec.trigger.scheduled_time.clone().unwrap().0;
         // Past the next slot, the first run is still the only one.
         let next_slot = first_slot + jiff::SignedDuration::from_secs(60);
@@ -308,13 +318,7 @@ fn replace() {
         let held = held_api::start().await;
         let _replica = start(&plane, config(&ns, "replica-a", None)).await;
         held_suite(&client, &ns, "held", "Replace", &held.url).await;
-        let first = wait_for("a running run", Duration::from_secs(75), || async {
-            runs_of(&client, &ns, "held")
-                .await
-                .into_iter()
-                .find(|r| r.status.as_ref().and_then(|s| s.phase) == Some(Phase::Running))
-        })
-        .await;
+        let first = running_run(&client, &ns, "held").await;
         let first_name = first.metadata.name.clone().unwrap();
         let second = wait_for("the replacing run", Duration::from_secs(80), || async {
             let runs = runs_of(&client, &ns, "held").await;
@@ -389,7 +393,7 @@ fn outage_and_recovery() {
         let client = plane.client().await;
         let ns = namespace(&client, "op-outage").await;
         let db = weather_database("opoutage", &ns).await;
-        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let closed = crate::support::free_port();
         let secrets: Api<Secret> = Api::namespaced(client.clone(), &ns);
         let set_url = |url: String| {
             let secrets = secrets.clone();
@@ -456,15 +460,7 @@ fn killed_leader() {
             (run.status.and_then(|s| s.phase) == Some(Phase::Running)).then_some(())
         })
         .await;
-        let leases: Api<Lease> = Api::namespaced(client.clone(), &ns);
-        let holder = leases
-            .get("kagent-evals-controller")
-            .await
-            .unwrap()
-            .spec
-            .unwrap()
-            .holder_identity
-            .unwrap();
+        let holder = lease_holder(&client, &ns).await;
         let standby = if holder == a.identity {
             a.kill();
             b
@@ -486,14 +482,7 @@ fn killed_leader() {
             events.iter().any(|(r, _)| r == "EvalRunResumed"),
             "{events:?}"
         );
-        let holder = leases
-            .get("kagent-evals-controller")
-            .await
-            .unwrap()
-            .spec
-            .unwrap()
-            .holder_identity
-            .unwrap();
+        let holder = lease_holder(&client, &ns).await;
         assert_eq!(holder, standby.identity);
         standby.stop().await;
     });

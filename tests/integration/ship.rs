@@ -61,6 +61,16 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// What the command printed, or its stderr when it failed.
+fn stdout_of(command: &mut Command) -> Result<String, String> {
+    let output = command.output().unwrap();
+    if output.status.success() {
+        Ok(String::from_utf8(output.stdout).unwrap())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
+
 fn helm_template(release: &str, namespace: &str, sets: &[&str]) -> Result<String, String> {
     let mut command = Command::new(tools().unwrap().join("helm"));
     command
@@ -70,12 +80,7 @@ fn helm_template(release: &str, namespace: &str, sets: &[&str]) -> Result<String
     for set in sets {
         command.args(["--set", set]);
     }
-    let output = command.output().unwrap();
-    if output.status.success() {
-        Ok(String::from_utf8(output.stdout).unwrap())
-    } else {
-        Err(String::from_utf8_lossy(&output.stderr).into_owned())
-    }
+    stdout_of(&mut command)
 }
 
 fn documents(yaml: &str) -> Vec<Value> {
@@ -195,17 +200,13 @@ fn chart_dry_run() {
 
 fn kustomize_dry_run() {
     let plane = control_plane();
-    let output = Command::new(tools().unwrap().join("kustomize"))
-        .arg("build")
-        .arg(root().join("config/default"))
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let docs = documents(&String::from_utf8(output.stdout).unwrap());
+    let built = stdout_of(
+        Command::new(tools().unwrap().join("kustomize"))
+            .arg("build")
+            .arg(root().join("config/default")),
+    )
+    .unwrap_or_else(|stderr| panic!("{stderr}"));
+    let docs = documents(&built);
     runtime().block_on(async {
         let client = plane.client().await;
         // The base creates its namespace; dry-running the rest needs it to exist.
@@ -227,16 +228,12 @@ fn kustomize_dry_run() {
 
 fn config_matches_chart() {
     let dir = tempfile::tempdir().unwrap();
-    let output = Command::new(root().join("hack/render-config.sh"))
-        .arg(dir.path())
-        .env("HELM", tools().unwrap().join("helm"))
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    stdout_of(
+        Command::new(root().join("hack/render-config.sh"))
+            .arg(dir.path())
+            .env("HELM", tools().unwrap().join("helm")),
+    )
+    .unwrap_or_else(|stderr| panic!("{stderr}"));
     for file in [
         "base/kagent-evals.yaml",
         "crd/evalsuites.evals.kagent.dev.yaml",

@@ -396,11 +396,7 @@ fn broken_row() {
 }
 
 fn database_down() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::support::free_port();
     let url = format!("postgres://kagent:hunter2-secret@127.0.0.1:{port}/kagent");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
         .args([

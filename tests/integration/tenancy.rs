@@ -4,7 +4,8 @@
 
 use crate::crds::namespace;
 use crate::support::operator::{
-    agent, apply_suite, config, event_reasons, finished, run_now, start, wait_for, weather_suite,
+    agent, apply_suite, captured, config, event_reasons, finished, run_now, start, wait_for,
+    weather_suite,
 };
 use crate::support::postgres::{SeedSession, TestDatabase};
 use crate::support::{control_plane, runtime};
@@ -119,18 +120,6 @@ fn cross_namespace_secret() {
     });
 }
 
-fn captured(file: &str) -> Vec<String> {
-    std::fs::read_to_string(format!(
-        "{}/tests/data/kagent-captured/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-    .lines()
-    .filter(|l| !l.trim().is_empty())
-    .map(String::from)
-    .collect()
-}
-
 fn agents_apart() {
     let plane = control_plane();
     runtime().block_on(async {
@@ -217,7 +206,7 @@ fn nothing_leaks() {
         let server = db.url.split_once('@').unwrap().1;
         let reader_url = format!("postgres://private_reader:{password}@{server}");
 
-        let metrics_port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let metrics_port = crate::support::free_port();
         let mut cfg = config(&ns, "replica-a", Some(&reader_url));
         cfg.metrics_address = Some(([127, 0, 0, 1], metrics_port).into());
         let _replica = start(&plane, cfg).await;

@@ -9,7 +9,6 @@ use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
     KeyPair, KeyUsagePurpose,
 };
-use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -38,14 +37,6 @@ pub fn binaries() -> Option<PathBuf> {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("target/controlplane/current")
         });
     (dir.join("kube-apiserver").is_file() && dir.join("etcd").is_file()).then_some(dir)
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Children die with the test process, even when it is killed.
@@ -154,7 +145,7 @@ impl ControlPlane {
         let sa_key = file("service-account.key", &pki.service_account_key);
         let sa_public_key = file("service-account.pub", &pki.service_account_public_key);
 
-        let (client, peer, secure) = (free_port(), free_port(), free_port());
+        let (client, peer, secure) = (super::free_port(), super::free_port(), super::free_port());
         let etcd = spawn(
             &binaries.join("etcd"),
             &[

@@ -26,6 +26,15 @@ pub fn tools() -> Option<std::path::PathBuf> {
     (dir.join("helm").is_file() && dir.join("kustomize").is_file()).then_some(dir)
 }
 
+/// A loopback port nothing listens on (until someone binds it).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// The test binary's async runtime; kube clients are bound to it.
 pub fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();

@@ -231,6 +231,19 @@ pub async fn event_reasons(
         .collect()
 }
 
+/// The event lines of a captured session under tests/data/kagent-captured.
+pub fn captured(file: &str) -> Vec<String> {
+    std::fs::read_to_string(format!(
+        "{}/tests/data/kagent-captured/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+    .lines()
+    .filter(|l| !l.trim().is_empty())
+    .map(String::from)
+    .collect()
+}
+
 /// kagent's database with the weather captures for Agents of `namespace`.
 pub async fn weather_database(label: &str, namespace: &str) -> TestDatabase {
     let db = TestDatabase::create(label).await;
@@ -238,17 +251,6 @@ pub async fn weather_database(label: &str, namespace: &str) -> TestDatabase {
         format!("{namespace}/{name}")
             .replace('-', "_")
             .replace('/', "__NS__")
-    };
-    let capture = |file: &str| -> Vec<String> {
-        std::fs::read_to_string(format!(
-            "{}/tests/data/kagent-captured/{file}",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(String::from)
-        .collect()
     };
     let (grounded, ungrounded) = (agent("weather-assistant"), agent("forgetful-assistant"));
     db.seed_kagent(&[
@@ -259,7 +261,7 @@ pub async fn weather_database(label: &str, namespace: &str) -> TestDatabase {
             source: None,
             age_seconds: 120,
             deleted: false,
-            events: capture("weather-grounded.jsonl"),
+            events: captured("weather-grounded.jsonl"),
         },
         SeedSession {
             id: "ungrounded",
@@ -268,7 +270,7 @@ pub async fn weather_database(label: &str, namespace: &str) -> TestDatabase {
             source: None,
             age_seconds: 120,
             deleted: false,
-            events: capture("weather-ungrounded.jsonl"),
+            events: captured("weather-ungrounded.jsonl"),
         },
     ])
     .await;
