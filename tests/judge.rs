@@ -133,21 +133,21 @@ struct Run {
     report: Value,
 }
 
-fn run(suite: &str, url: &str, extra: &[&str]) -> Run {
-    let session = Path::new(env!("CARGO_MANIFEST_DIR")).join(SESSION);
+fn session() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(SESSION)
+        .display()
+        .to_string()
+}
+
+/// The binary with the judge's key in its environment (and no judge from
+/// the caller's); its stdout read as JSON when it is.
+fn kagent_evals(args: &[&str]) -> Run {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
-        .args(["run", suite, "--fixture"])
-        .arg(&session)
-        .args([
-            "--judge-url",
-            url,
-            "--judge-model",
-            "judge-model",
-            "--format",
-            "json",
-        ])
-        .args(extra)
+        .args(args)
         .env("KAGENT_EVALS_JUDGE_API_KEY", API_KEY)
+        .env_remove("KAGENT_EVALS_JUDGE_URL")
+        .env_remove("KAGENT_EVALS_JUDGE_MODEL")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -162,6 +162,16 @@ fn run(suite: &str, url: &str, extra: &[&str]) -> Run {
         stdout,
         stderr,
     }
+}
+
+/// `run` of a suite on the captured session, judged by the server at `url`.
+fn run(suite: &str, url: &str, extra: &[&str]) -> Run {
+    let session = session();
+    let mut args = vec!["run", suite, "--fixture", &session];
+    args.extend(["--judge-url", url, "--judge-model", "judge-model"]);
+    args.extend(["--format", "json"]);
+    args.extend(extra);
+    kagent_evals(&args)
 }
 
 fn evaluation(report: &Value) -> &Value {
@@ -358,17 +368,9 @@ fn an_endpoint_that_is_down_is_an_error_naming_it() {
 fn a_judged_suite_without_an_endpoint_says_how_to_give_one() {
     let dir = tempfile::tempdir().unwrap();
     let suite = suite(dir.path(), trajectory_judge(json!({})));
-    let session = Path::new(env!("CARGO_MANIFEST_DIR")).join(SESSION);
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
-        .args(["run", &suite, "--fixture"])
-        .arg(&session)
-        .env_remove("KAGENT_EVALS_JUDGE_URL")
-        .env_remove("KAGENT_EVALS_JUDGE_MODEL")
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("--judge-url"), "{stderr}");
+    let run = kagent_evals(&["run", &suite, "--fixture", &session()]);
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("--judge-url"), "{}", run.stderr);
 }
 
 #[test]
@@ -450,24 +452,19 @@ fn score_asks_the_judge_for_one_evaluator() {
     let evaluator = dir.path().join("evaluator.json");
     let spec = json!({"name": "outcome", "type": "outcomeJudge", "outcomeJudge": {"minScore": 3}});
     std::fs::write(&evaluator, spec.to_string()).unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
-        .args(["score", "--evaluator"])
-        .arg(&evaluator)
-        .arg("--trajectory")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(SESSION))
-        .args(["--judge-url", &url, "--judge-model", "judge-model"])
-        .env("KAGENT_EVALS_JUDGE_API_KEY", API_KEY)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{stdout}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let line: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(line["key"], "outcome_score");
-    assert_eq!(line["score"], 3.0);
+    let run = kagent_evals(&[
+        "score",
+        "--evaluator",
+        evaluator.to_str().unwrap(),
+        "--trajectory",
+        &session(),
+        "--judge-url",
+        &url,
+        "--judge-model",
+        "judge-model",
+    ]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.report["key"], "outcome_score");
+    assert_eq!(run.report["score"], 3.0);
     assert_eq!(server.requests.lock().unwrap().len(), 1);
 }
