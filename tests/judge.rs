@@ -19,6 +19,8 @@ const SESSION: &str = "examples/weather/sessions/weather-grounded.jsonl";
 enum Reply {
     Content(&'static str),
     Status(u16),
+    /// An answer that comes only after this many seconds.
+    Late(u64),
 }
 
 #[derive(Default)]
@@ -59,7 +61,12 @@ async fn chat(
             Json(json!({"error": {"message": "response_format is not supported"}})),
         );
     }
-    match server.replies.lock().unwrap().pop_front() {
+    let reply = server.replies.lock().unwrap().pop_front();
+    if let Some(Reply::Late(seconds)) = reply {
+        tokio::time::sleep(std::time::Duration::from_secs(seconds)).await;
+        return (StatusCode::OK, Json(json!({"choices": []})));
+    }
+    match reply {
         Some(Reply::Content(content)) => (
             StatusCode::OK,
             Json(json!({
@@ -73,7 +80,7 @@ async fn chat(
             StatusCode::from_u16(status).unwrap(),
             Json(json!({"error": {"message": "scripted failure"}})),
         ),
-        None => (
+        Some(Reply::Late(_)) | None => (
             StatusCode::INTERNAL_SERVER_ERROR,
             Json(json!({"error": {"message": "the script ran out"}})),
         ),
@@ -110,12 +117,20 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// A suite of one case with the given judged evaluator.
 fn suite(dir: &Path, evaluator: Value) -> String {
-    let manifest = json!({
+    suite_with(dir, evaluator, None)
+}
+
+/// The same suite, with the suite-level `judge` settings given.
+fn suite_with(dir: &Path, evaluator: Value, judge: Option<Value>) -> String {
+    let mut manifest = json!({
         "apiVersion": "evals.kagent.dev/v1alpha1",
         "kind": "EvalSuite",
         "metadata": {"name": "judged"},
         "spec": {"cases": [{"name": "judged-case", "evaluators": [evaluator]}]}
     });
+    if let Some(judge) = judge {
+        manifest["spec"]["judge"] = judge;
+    }
     let path = dir.join("suite.yaml");
     // JSON is YAML.
     std::fs::write(&path, manifest.to_string()).unwrap();
@@ -467,4 +482,47 @@ fn score_asks_the_judge_for_one_evaluator() {
     assert_eq!(run.report["key"], "outcome_score");
     assert_eq!(run.report["score"], 3.0);
     assert_eq!(server.requests.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn the_key_file_is_sent_in_place_of_the_environment() {
+    let runtime = runtime();
+    let (server, url) = serve(
+        &runtime,
+        vec![Reply::Content(r#"{"reasoning": "ok", "score": true}"#)],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("key");
+    std::fs::write(&key_file, "sk-from-a-file-4242\n").unwrap();
+    let suite = suite(dir.path(), trajectory_judge(json!({})));
+    let run = run(
+        &suite,
+        &url,
+        &["--judge-api-key-file", key_file.to_str().unwrap()],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(!run.stdout.contains("sk-from-a-file") && !run.stderr.contains("sk-from-a-file"));
+    let requests = server.requests.lock().unwrap();
+    assert_eq!(requests[0].0.as_deref(), Some("Bearer sk-from-a-file-4242"));
+}
+
+#[test]
+fn an_answer_slower_than_the_timeout_is_an_error_after_the_retries() {
+    let runtime = runtime();
+    let (server, url) = serve(&runtime, (0..4).map(|_| Reply::Late(3)).collect());
+    let dir = tempfile::tempdir().unwrap();
+    let judge = json!({"timeoutSeconds": 1});
+    let suite = suite_with(dir.path(), trajectory_judge(json!({})), Some(judge));
+    let run = run(&suite, &url, &[]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(
+        server.requests.lock().unwrap().len(),
+        4,
+        "every attempt timed out"
+    );
+    let error = evaluation(&run.report)["error"].as_str().unwrap();
+    assert!(
+        error.contains("timed out") && error.contains("after 4 attempts"),
+        "{error}"
+    );
 }
