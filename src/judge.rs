@@ -5,7 +5,7 @@
 
 use crate::core::judge::{Judge, JudgeAnswer, JudgeError, JudgeRequest};
 use crate::core::suite::spec::JudgeSpec;
-use crate::http::{self, HttpError, Retry};
+use crate::http_client::{self, HttpError, Retry};
 use crate::source::Secret;
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -86,7 +86,7 @@ impl OpenAiJudge {
             parsed.port().map(|p| format!(":{p}")).unwrap_or_default()
         ) + parsed.path();
         Ok(OpenAiJudge {
-            client: http::client(endpoint.timeout).map_err(JudgeError)?,
+            client: http_client::client(endpoint.timeout).map_err(JudgeError)?,
             base,
             model: endpoint.model,
             api_key: endpoint.api_key,
@@ -127,7 +127,7 @@ impl OpenAiJudge {
 
 impl OpenAiJudge {
     async fn post(&self, body: &Value) -> Result<reqwest::Response, HttpError> {
-        http::send(
+        http_client::send(
             || {
                 self.request(reqwest::Method::POST, "/chat/completions")
                     .json(body)
@@ -142,7 +142,8 @@ impl Judge for OpenAiJudge {
     /// `GET /models`, which every OpenAI-compatible server answers cheaply;
     /// a server without it (404, 405) is reachable, which is what counts.
     async fn check(&self) -> Result<(), JudgeError> {
-        match http::send(|| self.request(reqwest::Method::GET, "/models"), self.retry).await {
+        match http_client::send(|| self.request(reqwest::Method::GET, "/models"), self.retry).await
+        {
             Ok(_) => Ok(()),
             Err(HttpError::Status { status, .. })
                 if status == reqwest::StatusCode::NOT_FOUND

@@ -6,8 +6,8 @@
 
 pub mod cli;
 pub mod core;
-pub mod http;
+pub mod http_client;
 pub mod judge;
 pub mod k8s;
-pub mod runner;
+pub mod pipeline;
 pub mod source;

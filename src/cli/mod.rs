@@ -5,7 +5,7 @@ mod documents;
 mod extract;
 mod match_cmd;
 mod output;
-mod run;
+mod run_cmd;
 mod score;
 mod sessions;
 mod suite;
@@ -50,7 +50,7 @@ enum Command {
     /// Compare two trajectories with agentevals' trajectory match.
     Match(match_cmd::MatchArgs),
     /// Run suites against sessions and report; exit 0 all passed, 1 a case failed, 2 the run could not be done.
-    Run(run::RunArgs),
+    Run(run_cmd::RunArgs),
     /// Score one trajectory with one evaluator.
     Score(score::ScoreArgs),
     /// Work with suite files.
@@ -260,7 +260,7 @@ pub fn main() -> ExitCode {
         match cli.command {
             Command::Extract(args) => extract::run(args).await,
             Command::Match(args) => match_cmd::run(args),
-            Command::Run(args) => run::run(args).await,
+            Command::Run(args) => run_cmd::run(args).await,
             Command::Score(args) => score::run(args).await,
             Command::Suite { command } => suite::run(command),
             Command::Crd => suite::print_crds(),

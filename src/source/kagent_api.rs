@@ -10,7 +10,7 @@ use super::{
 };
 use crate::core::ingest::{Issue, Origin, RawEvents, parse_event};
 use crate::core::session::{AgentRef, SessionKey};
-use crate::http::{self, HttpError, Retry};
+use crate::http_client::{self, HttpError, Retry};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -55,7 +55,7 @@ impl KagentApi {
                 "the kagent API URL `{base}` must start with http:// or https://"
             )));
         }
-        let client = http::client(timeout).map_err(SourceError::Config)?;
+        let client = http_client::client(timeout).map_err(SourceError::Config)?;
         Ok(KagentApi {
             name: format!("kagent API at {base}").into(),
             base,
@@ -73,7 +73,7 @@ impl KagentApi {
         query: &[(&str, &str)],
     ) -> Result<Answer, SourceError> {
         let url = format!("{}{path}", self.base);
-        let response = http::send(
+        let response = http_client::send(
             || {
                 let mut request = self
                     .client

@@ -59,7 +59,7 @@ pub enum SourceError {
     Config(String),
 }
 
-/// The interface the runner and the controller read sessions through.
+/// The interface the pipeline and the controller read sessions through.
 pub trait SessionSource: Send + Sync {
     /// A description for messages, e.g. `kagent PostgreSQL at db:5432/kagent`.
     fn describe(&self) -> String;

@@ -8,7 +8,7 @@ use super::kagent_api::KagentApi;
 use super::kagent_postgres::KagentPostgres;
 use super::{AnySource, Secret, SourceError};
 use crate::core::suite::spec::{SourceKind, SourceSpec};
-use crate::http::Retry;
+use crate::http_client::Retry;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -8,7 +8,7 @@ use crate::{Need, Test};
 use kagent_evals::core::convert::{ConvertOptions, convert};
 use kagent_evals::core::ingest::read_jsonl;
 use kagent_evals::core::session::{AgentRef, Session, SessionKey};
-use kagent_evals::http::Retry;
+use kagent_evals::http_client::Retry;
 use kagent_evals::source::adk_database::AdkDatabase;
 use kagent_evals::source::kagent_api::KagentApi;
 use kagent_evals::source::kagent_postgres::KagentPostgres;

@@ -6,5 +6,5 @@ pub mod evaluate;
 pub mod load;
 mod locate;
 pub mod render;
-pub mod run;
+pub mod report;
 pub mod spec;

@@ -1,6 +1,6 @@
 //! Reports as a terminal table, JSON, JUnit XML and Markdown.
 
-use super::run::{CaseReport, Outcome, Report};
+use super::report::{CaseReport, Outcome, Report};
 use comfy_table::{Table, presets::NOTHING};
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 

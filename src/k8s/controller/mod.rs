@@ -7,11 +7,11 @@
 //! Scheduled run names derive from the slot, so a second writer meets
 //! AlreadyExists instead of creating a second run.
 
-mod execute;
-mod http;
 pub mod metrics;
+mod metrics_server;
 pub mod plan;
-mod schedule;
+mod run_reconciler;
+mod suite_reconciler;
 pub mod tenancy;
 
 use crate::k8s::crd::{EvalRun, EvalSuite};
@@ -220,7 +220,7 @@ pub async fn run(
         let listener = tokio::net::TcpListener::bind(address)
             .await
             .map_err(|e| Error::Serve(format!("cannot listen on {address}: {e}")))?;
-        tokio::spawn(http::serve(
+        tokio::spawn(metrics_server::serve(
             listener,
             Arc::new(registry),
             ready.clone(),
@@ -260,7 +260,7 @@ pub async fn run(
         .reconcile_all_on(leadership_gained(leader.clone()))
         .graceful_shutdown_on(shutdown.clone())
         .run(
-            schedule::reconcile,
+            suite_reconciler::reconcile,
             |suite, error, ctx| error_policy(suite, error, ctx, "evalsuite"),
             ctx.clone(),
         )
@@ -270,7 +270,7 @@ pub async fn run(
         .reconcile_all_on(leadership_gained(leader.clone()))
         .graceful_shutdown_on(shutdown.clone())
         .run(
-            execute::reconcile,
+            run_reconciler::reconcile,
             |run, error, ctx| error_policy(run, error, ctx, "evalrun"),
             ctx.clone(),
         )

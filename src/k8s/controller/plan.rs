@@ -3,7 +3,7 @@
 //! run's status from its report.
 
 use crate::core::schedule::{Due, Schedule, due};
-use crate::core::suite::run::{Outcome, Report};
+use crate::core::suite::report::{Outcome, Report};
 use crate::core::suite::spec::{ConcurrencyPolicy, SuiteSpec};
 use crate::k8s::crd::{CaseCounts, CaseResult, EvalRun, Health, Phase};
 use jiff::{SignedDuration, Timestamp};

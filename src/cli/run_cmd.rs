@@ -4,8 +4,8 @@ use super::output::emit;
 use super::{CommandError, JudgeArgs, SourceArgs, Status};
 use crate::core::suite::load::load_compiled;
 use crate::core::suite::render;
-use crate::core::suite::run::Report;
-use crate::runner::run_suite;
+use crate::core::suite::report::Report;
+use crate::pipeline::run_suite;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

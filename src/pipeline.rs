@@ -5,7 +5,7 @@
 use crate::core::judge::{Judge, JudgeError};
 use crate::core::session::SessionKey;
 use crate::core::suite::compile::{CompiledSuite, Selector};
-use crate::core::suite::run::{Report, SuiteRun};
+use crate::core::suite::report::{Report, ReportBuilder};
 use crate::source::{SessionQuery, SessionSource, SourceError};
 use jiff::Timestamp;
 use std::collections::BTreeSet;
@@ -47,7 +47,7 @@ pub async fn run_suite(
     if suite.uses_judge() {
         judge.check().await?;
     }
-    let mut run = SuiteRun::new(suite).with_trajectories(with_trajectories);
+    let mut run = ReportBuilder::new(suite).with_trajectories(with_trajectories);
     let needs_selection = suite
         .cases
         .iter()

@@ -6,7 +6,7 @@
 
 use super::metrics::{CaseLabels, RunLabels, SuiteLabels};
 use super::plan::{self, Outcomes};
-use super::schedule::{SUITE_LABEL, TRIGGER_LABEL};
+use super::suite_reconciler::{SUITE_LABEL, TRIGGER_LABEL};
 use super::{Context, Error, MANAGER, tenancy};
 use crate::core::pyjson::{Layout, dumps_sorted};
 use crate::core::session::AgentRef;
@@ -15,7 +15,7 @@ use crate::core::suite::spec::{SecretKeyRef, SourceKind, SuiteSpec};
 use crate::judge::{OpenAiJudge, configure};
 use crate::k8s::conditions::{self, Want};
 use crate::k8s::crd::{AgentSnapshot, EvalRun, EvalRunStatus, EvalSuite, Phase, TriggerType};
-use crate::runner::{RunError, run_suite};
+use crate::pipeline::{RunError, run_suite};
 use crate::source::open::open;
 use crate::source::{AnySource, Secret};
 use jiff::Timestamp;
@@ -255,7 +255,7 @@ impl<'a> Execution<'a> {
 
     /// The full report, conversations included, in a ConfigMap owned by the
     /// run: only where the suite's owner asked for it.
-    async fn write_report(&self, report: &crate::core::suite::run::Report) -> Result<(), Error> {
+    async fn write_report(&self, report: &crate::core::suite::report::Report) -> Result<(), Error> {
         /// Below a ConfigMap's 1 MiB limit, with room for metadata.
         const LIMIT: usize = 900 * 1024;
         let mut text = serde_json::to_string_pretty(report).unwrap_or_default();

@@ -126,7 +126,7 @@ impl Report {
 }
 
 /// A run in progress.
-pub struct SuiteRun<'s> {
+pub struct ReportBuilder<'s> {
     suite: &'s CompiledSuite,
     with_trajectories: bool,
     sessions: Vec<Vec<SessionReport>>,
@@ -135,9 +135,9 @@ pub struct SuiteRun<'s> {
     judge_usage: JudgeUsage,
 }
 
-impl<'s> SuiteRun<'s> {
+impl<'s> ReportBuilder<'s> {
     pub fn new(suite: &'s CompiledSuite) -> Self {
-        SuiteRun {
+        ReportBuilder {
             suite,
             with_trajectories: false,
             sessions: vec![Vec::new(); suite.cases.len()],
