@@ -139,7 +139,7 @@ fn main() {
             let list = runs.list(&ListParams::default()).await.ok()?;
             let done = list
                 .iter()
-                .filter(|r| kagent_evals::k8s::controller::plan::is_done(r))
+                .filter(|r| kagent_evals::k8s::controller::suite_decision::is_done(r))
                 .count();
             (done == SUITES).then_some(())
         })

@@ -4,58 +4,18 @@
 //! that ignore it.
 
 use crate::core::judge::{Judge, JudgeAnswer, JudgeError, JudgeRequest};
-use crate::core::suite::spec::JudgeSpec;
 use crate::http_client::{self, HttpError, Retry};
-use crate::source::Secret;
+use crate::resolve::{JudgeAuth, JudgeSettings};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
-
-/// Where the judge is and who we are to it.
-#[derive(Clone, Debug)]
-pub struct JudgeEndpoint {
-    /// Base URL up to and including `/v1`.
-    pub url: String,
-    pub model: String,
-    pub api_key: Option<Secret>,
-    pub timeout: Duration,
-}
-
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The judge a suite asks: its `judge` settings, each overridden by what
-/// the command line or the operator provides. `None` when no URL or model
-/// is known; a run that needs a judge then ends in an error saying so.
-pub fn configure(
-    spec: Option<&JudgeSpec>,
-    url: Option<String>,
-    model: Option<String>,
-    api_key: Option<Secret>,
-) -> Result<Option<OpenAiJudge>, JudgeError> {
-    let url = url.or_else(|| spec.and_then(|s| s.url.clone()));
-    let model = model.or_else(|| spec.and_then(|s| s.model.clone()));
-    let (Some(url), Some(model)) = (url, model) else {
-        return Ok(None);
-    };
-    let timeout = spec
-        .and_then(|s| s.timeout_seconds)
-        .map_or(DEFAULT_TIMEOUT, |s| Duration::from_secs(s.into()));
-    OpenAiJudge::new(
-        JudgeEndpoint {
-            url,
-            model,
-            api_key,
-            timeout,
-        },
-        Retry::default(),
-    )
-    .map(Some)
-}
+use std::time::Instant;
 
 pub struct OpenAiJudge {
     base: String,
     model: String,
-    api_key: Option<Secret>,
+    auth: JudgeAuth,
+    query: Vec<(String, String)>,
+    headers: Vec<(String, String)>,
     client: reqwest::Client,
     retry: Retry,
     /// The endpoint for messages: scheme, host and path, no credentials.
@@ -66,8 +26,8 @@ pub struct OpenAiJudge {
 }
 
 impl OpenAiJudge {
-    pub fn new(endpoint: JudgeEndpoint, retry: Retry) -> Result<Self, JudgeError> {
-        let base = endpoint.url.trim_end_matches('/').to_string();
+    pub fn new(settings: &JudgeSettings, retry: Retry) -> Result<Self, JudgeError> {
+        let base = settings.url.trim_end_matches('/').to_string();
         let parsed = reqwest::Url::parse(&base)
             .ok()
             .filter(|u| matches!(u.scheme(), "http" | "https"));
@@ -76,7 +36,7 @@ impl OpenAiJudge {
                 "the judge URL must be an http:// or https:// URL".into(),
             ));
         };
-        if endpoint.model.trim().is_empty() {
+        if settings.model.trim().is_empty() {
             return Err(JudgeError("the judge needs a model name".into()));
         }
         let name = format!(
@@ -86,10 +46,12 @@ impl OpenAiJudge {
             parsed.port().map(|p| format!(":{p}")).unwrap_or_default()
         ) + parsed.path();
         Ok(OpenAiJudge {
-            client: http_client::client(endpoint.timeout).map_err(JudgeError)?,
+            client: http_client::client(settings.timeout).map_err(JudgeError)?,
             base,
-            model: endpoint.model,
-            api_key: endpoint.api_key,
+            model: settings.model.clone(),
+            auth: settings.auth.clone(),
+            query: settings.query.clone(),
+            headers: settings.headers.clone(),
             retry,
             name,
             plain_json: AtomicBool::new(false),
@@ -97,10 +59,17 @@ impl OpenAiJudge {
     }
 
     fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        let request = self.client.request(method, format!("{}{path}", self.base));
-        match &self.api_key {
-            Some(key) => request.bearer_auth(key.expose()),
-            None => request,
+        let mut request = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .query(&self.query);
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        match &self.auth {
+            JudgeAuth::None => request,
+            JudgeAuth::Bearer(key) => request.bearer_auth(key.expose()),
+            JudgeAuth::Header(name, key) => request.header(*name, key.expose()),
         }
     }
 
@@ -118,9 +87,9 @@ impl OpenAiJudge {
             }
             HttpError::Transport(detail) => format!("{} is unreachable: {detail}", self.name),
         };
-        JudgeError(match &self.api_key {
-            Some(key) => key.scrub(&message),
-            None => message,
+        JudgeError(match &self.auth {
+            JudgeAuth::Bearer(key) | JudgeAuth::Header(_, key) => key.scrub(&message),
+            JudgeAuth::None => message,
         })
     }
 }

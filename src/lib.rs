@@ -10,4 +10,5 @@ pub mod http_client;
 pub mod judge;
 pub mod k8s;
 pub mod pipeline;
+pub mod resolve;
 pub mod source;

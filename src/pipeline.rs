@@ -23,6 +23,29 @@ pub fn query(suite: &CompiledSuite, now: Timestamp) -> SessionQuery {
     }
 }
 
+/// The sessions a query asks for, in words: `sessions of Agent team/weather
+/// updated since 2026-12-02T10:00:00Z (at most 100) in kagent PostgreSQL at ...`.
+pub fn describe(query: &SessionQuery, source: &str) -> String {
+    let mut text = match &query.agent {
+        Some(agent) => format!("the sessions of Agent {agent}"),
+        None => "all sessions".to_string(),
+    };
+    if let Some(since) = query.since {
+        text.push_str(&format!(
+            " updated since {}",
+            since.round(jiff::Unit::Second).unwrap_or(since)
+        ));
+    }
+    if let Some(limit) = query.limit {
+        text.push_str(&format!(" (at most {limit})"));
+    }
+    if query.include_sub_agent_sessions {
+        text.push_str(", sub-agent sessions included,");
+    }
+    text.push_str(&format!(" in {source}"));
+    text
+}
+
 /// Why a run could not be done.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -54,8 +77,10 @@ pub async fn run_suite(
         .any(|c| !matches!(c.selector, Selector::SessionId(_)));
     let mut seen_ids = BTreeSet::new();
     if needs_selection {
+        let query = query(suite, now);
+        run.searched(describe(&query, &source.describe()));
         let listed: Vec<SessionKey> = source
-            .list(&query(suite, now))
+            .list(&query)
             .await?
             .into_iter()
             .map(|s| s.key)

@@ -68,7 +68,7 @@ fn the_demo_passes_the_grounded_session_three_of_three() {
     assert_eq!(code, Some(0));
     assert_eq!(
         report["summary"],
-        json!({"cases": 3, "passed": 3, "failed": 0, "errors": 0, "noSessions": 0, "sessions": 1})
+        json!({"cases": 3, "passed": 3, "failed": 0, "errors": 0, "noSessions": 0, "sessions": 1, "unreadableSessions": 0})
     );
 }
 
@@ -226,7 +226,8 @@ fn a_kagent_agentevals_suite_gives_the_same_verdicts() {
         assert_eq!(code, Some(expected), "{session}");
         assert_eq!(case_results(&theirs), case_results(&ours), "{session}");
     }
-    // Without --fixture the suite's own fixture source is used, relative to the suite file.
+    // Without --fixture the suite's own fixture source is used, relative to the
+    // working directory as kagent-agentevals reads it.
     assert_eq!(kagent_evals(&["run", &suite]).status.code(), Some(0));
 }
 

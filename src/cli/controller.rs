@@ -1,16 +1,32 @@
 //! `kagent-evals controller`: the operator.
 
-use super::{CommandError, SourceArgs, Status};
+use super::{CommandError, JudgeArgs, SourceArgs, Status};
 use crate::core::suite::compile::parse_duration;
-use crate::k8s::controller::{self, ControllerConfig, tenancy::Allowed};
+use crate::k8s::controller::{self, ControllerConfig};
+use crate::resolve::hosts::AllowList;
+use crate::resolve::tenancy::Allowed;
+use crate::resolve::{Party, Policy};
 use std::net::SocketAddr;
 
 #[derive(clap::Args)]
 pub struct ControllerArgs {
-    /// The default source for suites that name none; its credentials come
-    /// from the environment or mounted files (--database-url-file, --api-token-file).
+    /// The operator's own source, for suites that name none; its credentials
+    /// come from the environment or mounted files (--database-url-file,
+    /// --api-token-file) and go only to the operator's own endpoints.
     #[command(flatten)]
     source: SourceArgs,
+    /// The operator's own judge, for judged suites that name none; its key
+    /// goes only to this URL.
+    #[command(flatten)]
+    judge: JudgeArgs,
+    /// Hosts a suite may name for a source of its own (with its own
+    /// credentials): comma-separated hosts, `*.domain` or `*` (the default).
+    #[arg(long, env = "KAGENT_EVALS_ALLOWED_SOURCE_HOSTS", value_name = "HOSTS")]
+    allowed_source_hosts: Option<AllowList>,
+    /// Hosts a suite (or its ModelConfig) may name for a judge of its own:
+    /// comma-separated hosts, `*.domain` or `*` (the default).
+    #[arg(long, env = "KAGENT_EVALS_ALLOWED_JUDGE_HOSTS", value_name = "HOSTS")]
+    allowed_judge_hosts: Option<AllowList>,
     /// Where to serve /metrics, /healthz and /readyz.
     #[arg(
         long,
@@ -57,14 +73,25 @@ pub async fn run(args: ControllerArgs) -> Result<Status, CommandError> {
             .map(|h| h.trim().to_string())
             .unwrap_or_else(|_| format!("kagent-evals-{}", std::process::id()))
     });
-    let connection = args.source.connection()?;
-    let default_source = args.source.source.map(Into::into).or(
-        match (&connection.api_url, &connection.database_url) {
+    if args.source.fixture.is_some() || args.source.adk_app.is_some() {
+        return Err(CommandError(
+            "--fixture and --adk-app are for the command line: in the cluster an ADK database is read for the app of each suite's Agent".into(),
+        ));
+    }
+    let mut defaults = args.source.defaults(Party::Operator)?;
+    args.judge.add_to(&mut defaults)?;
+    defaults.source = defaults
+        .source
+        .or(match (&defaults.api_url, &defaults.database_url) {
             (Some(_), _) => Some(crate::core::suite::spec::SourceKind::KagentApi),
             (None, Some(_)) => Some(crate::core::suite::spec::SourceKind::KagentPostgres),
             (None, None) => None,
-        },
-    );
+        });
+    let policy = Policy {
+        cross_namespace,
+        source_hosts: args.allowed_source_hosts.unwrap_or_default(),
+        judge_hosts: args.allowed_judge_hosts.unwrap_or_default(),
+    };
     let config = ControllerConfig {
         identity,
         lease_namespace: args.lease_namespace,
@@ -73,9 +100,8 @@ pub async fn run(args: ControllerArgs) -> Result<Status, CommandError> {
         metrics_address: Some(args.metrics_address),
         run_concurrency: args.run_concurrency,
         run_timeout,
-        default_source,
-        defaults: connection,
-        cross_namespace,
+        defaults,
+        policy,
         watch_namespace: args.watch_namespace,
         ..ControllerConfig::default()
     };

@@ -10,9 +10,12 @@ mod score;
 mod sessions;
 mod suite;
 
-use crate::core::suite::spec::{JudgeSpec, SourceKind, SourceSpec};
-use crate::judge::{OpenAiJudge, configure};
-use crate::source::open::{Connection, open};
+use crate::core::session::AgentRef;
+use crate::core::suite::spec::{SourceKind, SuiteSpec};
+use crate::http_client::Retry;
+use crate::judge::OpenAiJudge;
+use crate::resolve::{Defaults, Party, Policy, Refusal, Request, resolve};
+use crate::source::open::open;
 use crate::source::{AnySource, Secret, SourceError};
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -90,7 +93,8 @@ impl From<SourceChoice> for SourceKind {
 
 /// Where sessions are read from. Given on the command line, these override
 /// a suite's `spec.source`; credentials come only from here (flags, the
-/// environment or files), never from a suite file.
+/// environment or files), never from a suite file, and go only to the
+/// endpoints given here.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct SourceArgs {
     /// fixture, kagent-postgres, kagent-api or adk-database; inferred from the other flags (or the suite) when absent.
@@ -99,7 +103,7 @@ pub struct SourceArgs {
     /// A JSONL file of ADK events (one session) or a directory of them (one session per file).
     #[arg(long, value_name = "PATH")]
     pub fixture: Option<PathBuf>,
-    /// Database URL (kagent's PostgreSQL, or ADK's sqlite:/postgres: database). Prefer the environment or a file.
+    /// Database URL: kagent's PostgreSQL, or an ADK database (sqlite:PATH, or postgres:// with --adk-app). Prefer the environment or a file.
     #[arg(
         long,
         value_name = "URL",
@@ -111,101 +115,136 @@ pub struct SourceArgs {
     #[arg(long, value_name = "FILE", env = "KAGENT_EVALS_DATABASE_URL_FILE")]
     pub database_url_file: Option<PathBuf>,
     /// Base URL of the kagent controller's REST API, e.g. http://localhost:8083.
-    #[arg(long, value_name = "URL", env = "KAGENT_EVALS_API_URL")]
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "KAGENT_EVALS_API_URL",
+        hide_env_values = true
+    )]
     pub api_url: Option<String>,
     /// The kagent user whose sessions are read (default admin@kagent.dev).
     #[arg(long, value_name = "USER", env = "KAGENT_EVALS_API_USER")]
     pub api_user: Option<String>,
-    /// A file holding a bearer token for the kagent API (or set KAGENT_EVALS_API_TOKEN).
+    /// A file holding a bearer token for the kagent API (or set KAGENT_EVALS_API_TOKEN); sent only to --api-url.
     #[arg(long, value_name = "FILE", env = "KAGENT_EVALS_API_TOKEN_FILE")]
     pub api_token_file: Option<PathBuf>,
     /// The ADK app whose sessions are read from an ADK database.
     #[arg(long, value_name = "NAME")]
     pub adk_app: Option<String>,
     /// Seconds before a kagent API request gives up.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub api_timeout: u64,
 }
 
 impl SourceArgs {
-    /// The source the command line names.
-    pub fn build(&self) -> Result<AnySource, SourceError> {
-        self.build_for(None, Path::new("."))
-    }
-
-    /// The connection details the flags and environment give.
-    pub fn connection(&self) -> Result<Connection, SourceError> {
+    /// The settings the flags and environment give, as `party`'s defaults.
+    pub fn defaults(&self, party: Party) -> Result<Defaults, CommandError> {
         let database_url = match (&self.database_url, &self.database_url_file) {
             (Some(url), _) => Some(Secret::new(url.clone())),
             (None, Some(file)) => Some(Secret::from_file(file)?),
             (None, None) => None,
         };
-        let api_token =
-            Secret::from_file_or_env(self.api_token_file.as_deref(), "KAGENT_EVALS_API_TOKEN")?;
-        Ok(Connection {
+        Ok(Defaults {
+            source: self.source.map(SourceKind::from),
             fixture: self.fixture.clone(),
             database_url,
             api_url: self.api_url.clone(),
             api_user: self.api_user.clone(),
-            api_token,
+            api_token: Secret::from_file_or_env(
+                self.api_token_file.as_deref(),
+                "KAGENT_EVALS_API_TOKEN",
+            )?,
+            api_timeout: Duration::from_secs(self.api_timeout),
             adk_app: self.adk_app.clone(),
-            api_timeout: Some(Duration::from_secs(self.api_timeout)),
+            ..Defaults::new(party)
         })
     }
 
-    /// The command line's source, else the suite's (`base` is the suite
-    /// file's folder, which fixture paths are relative to), else whatever
-    /// the flags and environment provide.
-    pub fn build_for(
-        &self,
-        suite_source: Option<&SourceSpec>,
-        base: &Path,
-    ) -> Result<AnySource, SourceError> {
-        let connection = self.connection()?;
-        let kind = self
-            .source
-            .map(SourceKind::from)
-            .or(self.fixture.as_ref().map(|_| SourceKind::Fixture))
-            .or(suite_source.map(|s| s.kind))
-            .or(connection.api_url.as_ref().map(|_| SourceKind::KagentApi))
-            .or(connection.database_url.as_ref().map(|_| SourceKind::KagentPostgres))
-            .ok_or_else(|| {
-                SourceError::Config(
-                    "no source: pass --fixture PATH, set KAGENT_EVALS_DATABASE_URL or --api-url, or give the suite a spec.source".into(),
-                )
-            })?;
-        open(kind, suite_source, &connection, base)
+    /// The source the command line names, for commands without a suite.
+    pub fn build(&self) -> Result<AnySource, CommandError> {
+        let defaults = self.defaults(Party::CommandLine)?;
+        let resolution = resolve(&Request {
+            spec: &SuiteSpec::default(),
+            agent: None,
+            needs_judge: false,
+            defaults: &defaults,
+            base: Path::new("."),
+            cluster: None,
+            policy: &Policy::default(),
+        })?;
+        Ok(open(&resolution.source.settings)?)
     }
 }
 
-/// The LLM judge of trajectoryJudge and outcomeJudge evaluators; each flag
-/// overrides the suite's `judge`.
-#[derive(clap::Args)]
+/// The LLM judge of judged evaluators; these flags override the suite's
+/// `judge`, and the key goes only to the URL given with it.
+#[derive(clap::Args, Clone, Debug, Default)]
 pub struct JudgeArgs {
     /// Base URL of an OpenAI-compatible API, up to /v1.
-    #[arg(long, value_name = "URL", env = "KAGENT_EVALS_JUDGE_URL")]
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "KAGENT_EVALS_JUDGE_URL",
+        hide_env_values = true
+    )]
     judge_url: Option<String>,
     #[arg(long, value_name = "MODEL", env = "KAGENT_EVALS_JUDGE_MODEL")]
     judge_model: Option<String>,
-    /// A file holding the judge's API key (or set KAGENT_EVALS_JUDGE_API_KEY).
+    /// A file holding the judge's API key (or set KAGENT_EVALS_JUDGE_API_KEY); sent only to --judge-url.
     #[arg(long, value_name = "FILE", env = "KAGENT_EVALS_JUDGE_API_KEY_FILE")]
     judge_api_key_file: Option<PathBuf>,
 }
 
 impl JudgeArgs {
-    pub fn judge(&self, spec: Option<&JudgeSpec>) -> Result<Option<OpenAiJudge>, CommandError> {
-        let api_key = Secret::from_file_or_env(
+    /// Add the judge flags to `defaults`.
+    pub fn add_to(&self, defaults: &mut Defaults) -> Result<(), CommandError> {
+        defaults.judge_url = self.judge_url.clone();
+        defaults.judge_model = self.judge_model.clone();
+        defaults.judge_api_key = Secret::from_file_or_env(
             self.judge_api_key_file.as_deref(),
             "KAGENT_EVALS_JUDGE_API_KEY",
         )?;
-        configure(
-            spec,
-            self.judge_url.clone(),
-            self.judge_model.clone(),
-            api_key,
-        )
-        .map_err(|e| CommandError(e.to_string()))
+        Ok(())
     }
+}
+
+/// What one suite run from the command line reads and asks.
+pub struct Opened {
+    pub source: AnySource,
+    pub judge: Option<OpenAiJudge>,
+}
+
+/// Resolve the source and judge of a suite from the flags, environment and
+/// suite, print what the flags replaced, and open them.
+pub fn open_for_suite(
+    spec: &SuiteSpec,
+    agent: Option<&AgentRef>,
+    needs_judge: bool,
+    defaults: &Defaults,
+    base: &Path,
+) -> Result<Opened, CommandError> {
+    let resolution = resolve(&Request {
+        spec,
+        agent,
+        needs_judge,
+        defaults,
+        base,
+        cluster: None,
+        policy: &Policy::default(),
+    })?;
+    for note in &resolution.notes {
+        eprintln!("note: {note}");
+    }
+    let judge = resolution
+        .judge
+        .as_ref()
+        .map(|settings| OpenAiJudge::new(settings, Retry::default()))
+        .transpose()
+        .map_err(|e| CommandError(e.to_string()))?;
+    Ok(Opened {
+        source: open(&resolution.source.settings)?,
+        judge,
+    })
 }
 
 /// The process exit status: 0 all good, 1 a check failed (or input was only
@@ -235,6 +274,12 @@ pub struct CommandError(pub String);
 impl From<SourceError> for CommandError {
     fn from(e: SourceError) -> Self {
         CommandError(e.to_string())
+    }
+}
+
+impl From<Refusal> for CommandError {
+    fn from(e: Refusal) -> Self {
+        CommandError(e.message)
     }
 }
 

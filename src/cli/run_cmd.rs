@@ -1,11 +1,12 @@
 //! `kagent-evals run`: score suites against sessions and report.
 
 use super::output::emit;
-use super::{CommandError, JudgeArgs, SourceArgs, Status};
-use crate::core::suite::load::load_compiled;
+use super::{CommandError, JudgeArgs, SourceArgs, Status, open_for_suite};
+use crate::core::suite::load::{Format as SuiteFormat, load_compiled};
 use crate::core::suite::render;
 use crate::core::suite::report::Report;
 use crate::pipeline::run_suite;
+use crate::resolve::Party;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -40,18 +41,36 @@ pub async fn run(args: RunArgs) -> Result<Status, CommandError> {
         .map_err(|e| CommandError(format!("cannot read {}: {e}", args.file.display())))?;
     let suites = load_compiled(&args.file.display().to_string(), &text)
         .map_err(|e| CommandError(e.to_string()))?;
-    let base = args.file.parent().map(PathBuf::from).unwrap_or_default();
+    let mut defaults = args.source.defaults(Party::CommandLine)?;
+    args.judge.add_to(&mut defaults)?;
     let now = jiff::Timestamp::now();
     let mut reports = Vec::new();
     for (loaded, compiled) in &suites {
         for warning in compiled.warnings() {
             eprintln!("warning: {warning}");
         }
-        let source = args.source.build_for(loaded.spec.source.as_ref(), &base)?;
-        let judge = args.judge.judge(loaded.spec.judge.as_ref())?;
-        let report = run_suite(compiled, &source, &judge, now, args.include_trajectories)
-            .await
-            .map_err(|e| CommandError(e.to_string()))?;
+        // kagent-agentevals reads its fixture paths from the working
+        // directory; an EvalSuite's are relative to its file.
+        let base = match loaded.format {
+            SuiteFormat::KagentAgentevals => PathBuf::from("."),
+            _ => args.file.parent().map(PathBuf::from).unwrap_or_default(),
+        };
+        let opened = open_for_suite(
+            &loaded.spec,
+            compiled.agent.as_ref(),
+            compiled.uses_judge(),
+            &defaults,
+            &base,
+        )?;
+        let report = run_suite(
+            compiled,
+            &opened.source,
+            &opened.judge,
+            now,
+            args.include_trajectories,
+        )
+        .await
+        .map_err(|e| CommandError(e.to_string()))?;
         reports.push(report);
     }
     emit(args.output.as_deref(), &render_all(&reports, args.format))?;

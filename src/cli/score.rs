@@ -39,7 +39,12 @@ pub async fn run(args: ScoreArgs) -> Result<Status, CommandError> {
         let raw = read_jsonl(bytes.as_slice(), &args.trajectory.display().to_string())
             .map_err(|e| CommandError(format!("cannot read {}: {e}", args.trajectory.display())))?;
         session = Session::from_raw(SessionKey::new("trajectory", None), None, raw);
-        super::output::warn_issues(&session.issues);
+        if super::output::warn_issues(&session.issues) > 0 || session.events.is_empty() {
+            return Err(CommandError(format!(
+                "{}: the session is not complete (see the warnings above), so it is not scored",
+                args.trajectory.display()
+            )));
+        }
         let case = CompiledCase {
             name: "score".into(),
             selector: Selector::All,
@@ -57,7 +62,14 @@ pub async fn run(args: ScoreArgs) -> Result<Status, CommandError> {
     }
     .map_err(|e| CommandError(format!("{}: {e}", args.trajectory.display())))?;
     let judge = if spec.kind.is_judged() {
-        let judge = args.judge.judge(None)?;
+        let mut defaults = crate::resolve::Defaults::new(crate::resolve::Party::CommandLine);
+        args.judge.add_to(&mut defaults)?;
+        let judge = crate::resolve::resolve_judge(None, &defaults, None, &Default::default())?
+            .map(|settings| {
+                crate::judge::OpenAiJudge::new(&settings, crate::http_client::Retry::default())
+            })
+            .transpose()
+            .map_err(|e| CommandError(e.to_string()))?;
         judge
             .check()
             .await

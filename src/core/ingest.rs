@@ -31,7 +31,7 @@ impl fmt::Display for Origin {
 }
 
 /// Something in the input that could not be used, and where.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Issue {
     pub location: String,
     pub message: String,
@@ -59,11 +59,13 @@ pub struct RawEvent {
     pub value: Value,
 }
 
-/// The rows of one source read so far, and what could not be used.
+/// The rows of one source read so far, what could not be used, and what
+/// was read with a loss.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RawEvents {
     pub events: Vec<RawEvent>,
     pub issues: Vec<Issue>,
+    pub notes: Vec<Issue>,
 }
 
 /// Parse the event JSON stored in one row or line.

@@ -116,6 +116,86 @@ fn walk(value: &mut Value, path: &mut String, found: &mut dyn FnMut(&str, &mut V
     }
 }
 
+/// Query parameters whose values are credentials (`?token=`, `&api_key=`).
+fn is_secret_parameter(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    [
+        "token",
+        "key",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "auth",
+        "signature",
+        "sig",
+        "credential",
+        "session",
+    ]
+    .iter()
+    .any(|part| name.contains(part))
+}
+
+/// A URL as it may be shown: the password of its user info and the values
+/// of credential-like query parameters replaced by `REDACTED`. Anything
+/// that is not a URL is returned as it is.
+pub fn url_for_display(url: &str) -> String {
+    let Some(scheme_end) = url.find("://") else {
+        return url.to_string();
+    };
+    let authority_start = scheme_end + 3;
+    let authority_end = url[authority_start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| authority_start + i);
+    let authority = &url[authority_start..authority_end];
+    let mut out = url[..authority_start].to_string();
+    match authority.rsplit_once('@') {
+        Some((user_info, host)) => {
+            let user = user_info.split_once(':').map_or(user_info, |(u, _)| u);
+            out.push_str(&format!("{user}:{REDACTED}@{host}"));
+        }
+        None => out.push_str(authority),
+    }
+    let rest = &url[authority_end..];
+    let (before_fragment, fragment) = rest
+        .split_once('#')
+        .map_or((rest, None), |(a, b)| (a, Some(b)));
+    match before_fragment.split_once('?') {
+        Some((path, query)) => {
+            out.push_str(path);
+            out.push('?');
+            let parameters: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((name, _)) if is_secret_parameter(name) => format!("{name}={REDACTED}"),
+                    _ => pair.to_string(),
+                })
+                .collect();
+            out.push_str(&parameters.join("&"));
+        }
+        None => out.push_str(before_fragment),
+    }
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    out
+}
+
+/// URLs anywhere in a text (an error from a library, say).
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>`]+"#).expect("valid regex"));
+
+/// A message with every URL in it shown as [`url_for_display`] shows it.
+pub fn urls_for_display(text: &str) -> String {
+    URL.replace_all(text, |c: &regex::Captures<'_>| {
+        // Punctuation after a URL in prose is not part of it.
+        let url = c[0].trim_end_matches(|ch| ")],.;:".contains(ch));
+        format!("{}{}", url_for_display(url), &c[0][url.len()..])
+    })
+    .into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,6 +234,27 @@ mod tests {
         );
         assert!(find_secrets(&event).is_empty());
         assert!(redact(&mut event).is_empty(), "redaction is idempotent");
+    }
+
+    #[test]
+    fn urls_are_shown_without_passwords_or_credential_parameters() {
+        assert_eq!(
+            url_for_display("postgres://kagent:s3cret@db:5432/kagent?sslmode=disable&password=x"),
+            "postgres://kagent:REDACTED@db:5432/kagent?sslmode=disable&password=REDACTED"
+        );
+        assert_eq!(
+            url_for_display("http://u:p@host/api?token=abc&user_id=bob#frag"),
+            "http://u:REDACTED@host/api?token=REDACTED&user_id=bob#frag"
+        );
+        assert_eq!(
+            url_for_display("https://api.openai.com/v1"),
+            "https://api.openai.com/v1"
+        );
+        assert_eq!(url_for_display("not a url"), "not a url");
+        assert_eq!(
+            urls_for_display("error sending request for url (http://a:b@h:1/x?api_key=k): refused"),
+            "error sending request for url (http://a:REDACTED@h:1/x?api_key=REDACTED): refused"
+        );
     }
 
     #[test]

@@ -34,9 +34,12 @@ pub struct Session {
     pub key: SessionKey,
     pub agent_id: Option<String>,
     pub events: Vec<Event>,
-    /// Lines, rows or fields that could not be used; the session is scored
-    /// from the rest and these travel with its results.
+    /// Lines, rows or fields that could not be used. A session with any is
+    /// not scored as complete unless its suite says to score what was read.
     pub issues: Vec<Issue>,
+    /// What was read with a loss, and oddities worth a word: repeated event
+    /// ids, tool results without a call.
+    pub notes: Vec<Issue>,
 }
 
 impl Default for SessionKey {
@@ -50,7 +53,7 @@ impl Session {
     /// by where its event came from.
     pub fn from_raw(key: SessionKey, agent_id: Option<String>, raw: RawEvents) -> Session {
         let mut issues = raw.issues;
-        let events = raw
+        let events: Vec<Event> = raw
             .events
             .iter()
             .map(|row| {
@@ -63,11 +66,14 @@ impl Session {
                 event
             })
             .collect();
+        let mut notes = raw.notes;
+        notes.extend(oddities(&events, &raw.events));
         Session {
             key,
             agent_id,
             events,
             issues,
+            notes,
         }
     }
 
@@ -87,6 +93,66 @@ impl Session {
                 _ => None,
             })
     }
+}
+
+/// Notes at most this many oddities of one kind.
+const ODDITIES_NOTED: usize = 10;
+
+/// Event ids seen more than once, and tool results whose call id no call
+/// before them carries: signs of rows written twice or lost.
+fn oddities(events: &[Event], rows: &[crate::core::ingest::RawEvent]) -> Vec<Issue> {
+    let mut notes = Vec::new();
+    let mut seen_ids = std::collections::HashSet::new();
+    let mut repeated = 0usize;
+    let mut calls = std::collections::HashSet::new();
+    let mut orphans = 0usize;
+    for (event, row) in events.iter().zip(rows) {
+        if let Some(id) = event.id.as_deref().filter(|id| !id.is_empty())
+            && !seen_ids.insert(id)
+        {
+            repeated += 1;
+            if repeated <= ODDITIES_NOTED {
+                notes.push(Issue::new(
+                    &row.origin,
+                    format!("event id {id} appears more than once"),
+                ));
+            }
+        }
+        let Content::Parts { parts, .. } = &event.content else {
+            continue;
+        };
+        for part in parts {
+            match part {
+                Part::FunctionCall { id: Some(id), .. } => {
+                    calls.insert(id.as_str());
+                }
+                Part::FunctionResponse {
+                    id: Some(id), name, ..
+                } if !id.is_empty() && !calls.contains(id.as_str()) => {
+                    orphans += 1;
+                    if orphans <= ODDITIES_NOTED {
+                        notes.push(Issue::new(
+                            &row.origin,
+                            format!("a result of `{name}` answers call {id}, which no earlier event makes"),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for (count, what) in [
+        (repeated, "repeated event ids"),
+        (orphans, "results without a call"),
+    ] {
+        if count > ODDITIES_NOTED {
+            notes.push(Issue::new(
+                "(session)",
+                format!("{} more {what}", count - ODDITIES_NOTED),
+            ));
+        }
+    }
+    notes
 }
 
 /// A kagent Agent, named as in Kubernetes.

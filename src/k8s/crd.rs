@@ -2,7 +2,9 @@
 //! core's suite spec; the statuses are what `kubectl`, GitOps tools and
 //! alerts read.
 
+use crate::core::suite::report::Outcome;
 use crate::core::suite::spec::SuiteSpec;
+use crate::k8s::vocabulary::RunResult;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::{CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
@@ -22,6 +24,8 @@ use serde::{Deserialize, Serialize};
     category = "evals",
     printcolumn = r#"{"name":"Agent","type":"string","jsonPath":".spec.agentRef.name"}"#,
     printcolumn = r#"{"name":"Schedule","type":"string","jsonPath":".spec.schedule"}"#,
+    printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
+    printcolumn = r#"{"name":"Reason","type":"string","priority":1,"jsonPath":".status.conditions[?(@.type==\"Ready\")].reason"}"#,
     printcolumn = r#"{"name":"Last Result","type":"string","jsonPath":".status.lastRun.result"}"#,
     printcolumn = r#"{"name":"Pass Rate","type":"number","jsonPath":".status.lastRun.passRate"}"#,
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
@@ -58,13 +62,16 @@ pub struct EvalSuiteStatus {
     /// them, and they outlive pruned runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recent_results: Vec<RecentResult>,
+    /// Where the latest run read its sessions (no credentials), e.g. the
+    /// operator's default source, which changes with the operator's flags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RecentResult {
     pub name: String,
-    /// Passed, Failed or Error.
-    pub result: String,
+    pub result: RunResult,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -76,8 +83,7 @@ pub struct RunReference {
 #[serde(rename_all = "camelCase")]
 pub struct LastRun {
     pub name: String,
-    /// Passed, Failed or Error.
-    pub result: String,
+    pub result: RunResult,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass_rate: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -123,6 +129,10 @@ pub struct EvalRunSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("x-kubernetes-validations" = [{"rule": "self == oldSelf", "message": "the suite snapshot of a run cannot change"}]))]
     pub suite: Option<SuiteSpec>,
+    /// The suite's generation the snapshot was taken at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-kubernetes-validations" = [{"rule": "self == oldSelf", "message": "the suite generation of a run cannot change"}]))]
+    pub suite_generation: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -203,6 +213,20 @@ pub struct EvalRunStatus {
     /// The run's LLM judge calls and tokens, when it has judged evaluators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<crate::core::judge::JudgeUsage>,
+    /// Where the run read its sessions, and whose source it was (no credentials).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The replica executing the run and its latest sign of life; another
+    /// replica resumes the run only once that sign is stale.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<Executor>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Executor {
+    pub identity: String,
+    pub heartbeat_time: Time,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -213,14 +237,20 @@ pub struct CaseCounts {
     pub failed: u32,
     pub no_sessions: u32,
     pub errors: u32,
+    /// Sessions with events that could not be read.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unreadable_sessions: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseResult {
     pub name: String,
-    /// Passed, Failed, NoSessions or Error.
-    pub outcome: String,
+    pub outcome: Outcome,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass_rate: Option<f64>,
     pub sessions: u32,
@@ -247,8 +277,51 @@ pub fn crd_yaml() -> Vec<(String, String)> {
         .into_iter()
         .map(|crd| {
             let name = crd.metadata.name.clone().unwrap_or_default();
-            let yaml = serde_saphyr::to_string(&crd).expect("CRDs serialise");
+            let mut value = serde_json::to_value(&crd).expect("CRDs serialise");
+            drop_unknown_formats(&mut value);
+            let yaml = serde_saphyr::to_string(&value).expect("CRDs serialise");
             (format!("{name}.yaml"), yaml)
         })
         .collect()
+}
+
+/// The `format`s the API server knows; schemars writes others (`uint32`)
+/// for unsigned integers, which `kubectl apply` warns about. Their bounds
+/// are kept as `minimum`.
+const KNOWN_FORMATS: &[&str] = &[
+    "int32",
+    "int64",
+    "float",
+    "double",
+    "byte",
+    "binary",
+    "date",
+    "date-time",
+    "password",
+    "uri",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "cidr",
+    "mac",
+    "uuid",
+    "duration",
+];
+
+fn drop_unknown_formats(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if map
+                .get("format")
+                .and_then(|f| f.as_str())
+                .is_some_and(|f| !KNOWN_FORMATS.contains(&f))
+            {
+                map.remove("format");
+            }
+            map.values_mut().for_each(drop_unknown_formats);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(drop_unknown_formats),
+        _ => {}
+    }
 }

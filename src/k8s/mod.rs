@@ -3,3 +3,4 @@
 pub mod conditions;
 pub mod controller;
 pub mod crd;
+pub mod vocabulary;

@@ -15,8 +15,6 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub const DEFAULT_USER: &str = "admin@kagent.dev";
-
 pub struct KagentApi {
     base: String,
     user: String,
@@ -44,7 +42,7 @@ enum Answer {
 impl KagentApi {
     pub fn new(
         base: &str,
-        user: Option<String>,
+        user: String,
         token: Option<Secret>,
         timeout: Duration,
         retry: Retry,
@@ -59,7 +57,7 @@ impl KagentApi {
         Ok(KagentApi {
             name: format!("kagent API at {base}").into(),
             base,
-            user: user.unwrap_or_else(|| DEFAULT_USER.to_string()),
+            user,
             token,
             client,
             retry,

@@ -210,7 +210,7 @@ fn status_writes_do_not_touch_spec() {
         let mut smuggled = suite.clone();
         smuggled["spec"]["schedule"] = json!("@hourly");
         smuggled["status"] = serde_json::to_value(EvalSuiteStatus {
-            last_run: Some(LastRun { name: "s-1".into(), result: "Passed".into(), pass_rate: Some(1.0), completion_time: None }),
+            last_run: Some(LastRun { name: "s-1".into(), result: kagent_evals::k8s::vocabulary::RunResult::Passed, pass_rate: Some(1.0), completion_time: None }),
             ..Default::default()
         })
         .unwrap();

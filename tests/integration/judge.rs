@@ -16,6 +16,7 @@ use axum::routing::{get, post};
 use k8s_openapi::api::core::v1::Secret;
 use kagent_evals::k8s::conditions::is_true;
 use kagent_evals::k8s::crd::Phase;
+use kagent_evals::k8s::vocabulary::ConditionType;
 use kube::Api;
 use kube::api::{DynamicObject, Patch, PatchParams};
 use serde_json::{Value, json};
@@ -111,7 +112,7 @@ fn model_config_and_dead_judge() {
         let run = finished(&client, &ns, "dead-judge-now", Duration::from_secs(60)).await;
         let status = run.status.unwrap();
         assert_eq!(status.phase, Some(Phase::Error), "{status:?}");
-        assert!(is_true(&status.conditions, "Complete") && !is_true(&status.conditions, "Passed"));
+        assert!(is_true(&status.conditions, ConditionType::Complete) && !is_true(&status.conditions, ConditionType::Passed));
         let passed = status.conditions.iter().find(|c| c.type_ == "Passed").unwrap();
         assert_eq!(passed.reason, "JudgeUnavailable");
         let message = status.message.unwrap();

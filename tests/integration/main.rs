@@ -12,6 +12,7 @@ mod ship;
 mod sources;
 mod support;
 mod tenancy;
+mod trust;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::panic::AssertUnwindSafe;
@@ -37,6 +38,7 @@ fn tests() -> Vec<Test> {
     all.extend(operator::tests());
     all.extend(judge::tests());
     all.extend(tenancy::tests());
+    all.extend(trust::tests());
     all.extend(ship::tests());
     all
 }

@@ -11,8 +11,10 @@ use crate::support::{control_plane, runtime};
 use crate::{Need, Test};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Secret;
+use kagent_evals::core::suite::report::Outcome;
 use kagent_evals::k8s::conditions::is_true;
 use kagent_evals::k8s::crd::{EvalRun, EvalSuite, Phase};
+use kagent_evals::k8s::vocabulary::{ConditionType, RunResult};
 use kube::Api;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
@@ -86,7 +88,7 @@ fn manual_runs() {
         assert_eq!(status.summary.as_deref(), Some("3/3"));
         assert_eq!(status.sessions_evaluated, Some(1));
         assert_eq!(status.pass_rate, Some(1.0));
-        assert!(is_true(&status.conditions, "Complete") && is_true(&status.conditions, "Passed"));
+        assert!(is_true(&status.conditions, ConditionType::Complete) && is_true(&status.conditions, ConditionType::Passed));
         let agent_seen = status.agent.unwrap();
         assert_eq!(agent_seen.generation, Some(1));
         assert_eq!(agent_seen.fingerprint.as_deref().map(str::len), Some(16));
@@ -106,9 +108,9 @@ fn manual_runs() {
         let status = run.status.unwrap();
         assert_eq!(status.phase, Some(Phase::Failed));
         assert_eq!(status.summary.as_deref(), Some("1/3"));
-        assert!(is_true(&status.conditions, "Complete") && !is_true(&status.conditions, "Passed"));
-        assert_eq!(status.results[0].outcome, "Failed", "failing cases first");
-        assert_eq!(status.results.last().unwrap().outcome, "Passed");
+        assert!(is_true(&status.conditions, ConditionType::Complete) && !is_true(&status.conditions, ConditionType::Passed));
+        assert_eq!(status.results[0].outcome, Outcome::Failed, "failing cases first");
+        assert_eq!(status.results.last().unwrap().outcome, Outcome::Passed);
         let events = wait_for("EvalRunFailed", Duration::from_secs(20), || async {
             let events = event_reasons(&client, &ns, "forgetful-now").await;
             events.iter().find(|(r, _)| r == "EvalRunFailed").cloned()
@@ -124,9 +126,9 @@ fn manual_runs() {
         })
         .await;
         let status = suite.status.unwrap();
-        assert_eq!(status.last_run.unwrap().result, "Failed");
-        assert!(!is_true(&status.conditions, "LastRunPassed"));
-        assert!(is_true(&status.conditions, "Ready"));
+        assert_eq!(status.last_run.unwrap().result, RunResult::Failed);
+        assert!(!is_true(&status.conditions, ConditionType::LastRunPassed));
+        assert!(is_true(&status.conditions, ConditionType::Ready));
 
         let http = reqwest::Client::new();
         let base = format!("http://127.0.0.1:{metrics_port}");
@@ -135,7 +137,7 @@ fn manual_runs() {
         }
         let metrics = http.get(format!("{base}/metrics")).send().await.unwrap().text().await.unwrap();
         for line in [
-            format!("kagent_evals_runs_total{{namespace=\"{ns}\",suite=\"weather\",result=\"Succeeded\"}} 1"),
+            format!("kagent_evals_runs_total{{namespace=\"{ns}\",suite=\"weather\",result=\"Passed\"}} 1"),
             format!("kagent_evals_runs_total{{namespace=\"{ns}\",suite=\"forgetful\",result=\"Failed\"}} 1"),
             format!("kagent_evals_suite_last_run_passed{{namespace=\"{ns}\",suite=\"forgetful\"}} 0"),
             format!("kagent_evals_case_passed{{namespace=\"{ns}\",suite=\"forgetful\",case=\"uses-no-tool-outside-its-budget\"}} 1"),
@@ -356,31 +358,40 @@ fn history() {
         suite["spec"]["successfulRunsHistoryLimit"] = json!(2);
         suite["spec"]["failedRunsHistoryLimit"] = json!(1);
         apply_suite(&client, &ns, &suite).await;
+        // A run made by hand is its maker's to delete; the limits keep the
+        // schedule's runs (made here as the schedule makes them) in check.
+        run_now(&client, &ns, "by-hand", "kept").await;
+        finished(&client, &ns, "by-hand", Duration::from_secs(60)).await;
+        let runs: Api<EvalRun> = Api::namespaced(client.clone(), &ns);
         for i in 1..=4 {
             let name = format!("kept-{i}");
-            run_now(&client, &ns, &name, "kept").await;
+            let run = json!({
+                "apiVersion": "evals.kagent.dev/v1alpha1", "kind": "EvalRun", "metadata": {"name": name},
+                "spec": {"suiteRef": {"name": "kept"}, "trigger": {"type": "schedule"}}
+            });
+            runs.patch(&name, &PatchParams::apply("test"), &Patch::Apply(&run)).await.unwrap();
             finished(&client, &ns, &name, Duration::from_secs(60)).await;
         }
         let left = wait_for("pruning", Duration::from_secs(30), || async {
             let runs = runs_of(&client, &ns, "kept").await;
-            (runs.len() == 2).then_some(runs)
+            (runs.len() == 3).then_some(runs)
         })
         .await;
         let names: Vec<_> = left
             .iter()
             .map(|r| r.metadata.name.clone().unwrap())
             .collect();
-        assert_eq!(names, ["kept-3", "kept-4"]);
+        assert_eq!(names, ["by-hand", "kept-3", "kept-4"]);
         let suites: Api<EvalSuite> = Api::namespaced(client.clone(), &ns);
         // Pruning deletes before the same reconcile writes the status.
-        let health = wait_for("health over four runs", Duration::from_secs(30), || async {
+        let health = wait_for("health over five runs", Duration::from_secs(30), || async {
             suites
                 .get("kept")
                 .await
                 .unwrap()
                 .status?
                 .health
-                .filter(|h| h.runs == 4)
+                .filter(|h| h.runs == 5)
         })
         .await;
         assert_eq!((health.pass_rate, health.flip_rate), (1.0, 0.0));
@@ -435,7 +446,7 @@ fn outage_and_recovery() {
         assert_eq!(run.status.unwrap().phase, Some(Phase::Succeeded));
         wait_for("Ready again", Duration::from_secs(30), || async {
             let status = suites.get("remote").await.unwrap().status?;
-            is_true(&status.conditions, "Ready").then_some(())
+            is_true(&status.conditions, ConditionType::Ready).then_some(())
         })
         .await;
         assert_eq!(runs_of(&client, &ns, "remote").await.len(), 2, "nothing ran twice");

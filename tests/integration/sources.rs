@@ -626,7 +626,7 @@ fn kagent_api() {
         let state = Arc::new(api_server::Server::default());
         let base = api_server::start(state.clone()).await;
         let fast = Retry { attempts: 4, first_pause: Duration::from_millis(10) };
-        let source = KagentApi::new(&base, None, Some(Secret::new("t0ken-value")), Duration::from_secs(5), fast).unwrap();
+        let source = KagentApi::new(&base, "admin@kagent.dev".into(), Some(Secret::new("t0ken-value")), Duration::from_secs(5), fast).unwrap();
 
         state.failures_left.store(2, Ordering::SeqCst);
         let listed = source.list(&SessionQuery { agent: Some(weather()), limit: Some(1), ..Default::default() }).await.unwrap();
@@ -656,7 +656,7 @@ fn kagent_api() {
         let error = source.list(&SessionQuery { agent: Some(weather()), ..Default::default() }).await.unwrap_err().to_string();
         assert!(error.contains("answered 503 Service Unavailable (after 4 attempts)"), "{error}");
 
-        let down = KagentApi::new("http://127.0.0.1:9", None, None, Duration::from_secs(2), fast).unwrap();
+        let down = KagentApi::new("http://127.0.0.1:9", "admin@kagent.dev".into(), None, Duration::from_secs(2), fast).unwrap();
         let error = down.list(&SessionQuery::default()).await.unwrap_err().to_string();
         assert!(error.starts_with("kagent API at http://127.0.0.1:9 is unavailable: GET /api/sessions: could not connect"), "{error}");
     });

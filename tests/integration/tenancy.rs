@@ -10,6 +10,7 @@ use crate::support::operator::{
 use crate::support::postgres::{SeedSession, TestDatabase};
 use crate::support::{control_plane, runtime};
 use crate::{Need, Test};
+use kagent_evals::core::suite::report::Outcome;
 use kagent_evals::k8s::crd::{EvalRun, EvalSuite, Phase};
 use kube::Api;
 use kube::api::{Patch, PatchParams};
@@ -91,16 +92,43 @@ fn cross_namespace_agent() {
         .await;
         assert!(!events.is_empty());
 
-        // The Agent may opt in to being evaluated from the suite's namespace.
+        // The Agent's owner grants access with kagent's own allowedNamespaces
+        // (a list of names is not what kagent's Agent schema takes).
         let resource = kube::api::ApiResource::from_gvk(&kube::api::GroupVersionKind::gvk("kagent.dev", "v1alpha2", "Agent"));
         let agents: Api<kube::api::DynamicObject> = Api::namespaced_with(client.clone(), &theirs, &resource);
-        let opt_in = json!({"apiVersion": "kagent.dev/v1alpha2", "kind": "Agent", "metadata": {"name": "weather-assistant"},
-                            "spec": {"type": "Declarative", "allowedNamespaces": [ours]}});
-        agents.patch("weather-assistant", &PatchParams::apply("test").force(), &Patch::Apply(&opt_in)).await.unwrap();
-        run_now(&client, &ours, "reaching-2", "reaching").await;
-        let run = finished(&client, &ours, "reaching-2", Duration::from_secs(60)).await;
-        assert_ne!(run.status.unwrap().phase, Some(Phase::Error));
-        assert!(requests.load(Ordering::SeqCst) > 0);
+        let allow = |rule: serde_json::Value| {
+            let agents = agents.clone();
+            async move {
+                let body = json!({"apiVersion": "kagent.dev/v1alpha2", "kind": "Agent", "metadata": {"name": "weather-assistant"},
+                                  "spec": {"type": "Declarative", "allowedNamespaces": rule}});
+                agents.patch("weather-assistant", &PatchParams::apply("test").force(), &Patch::Apply(&body)).await
+            }
+        };
+        assert!(allow(json!([ours])).await.is_err(), "kagent's schema refuses a list");
+        let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
+        let label = |value: Option<&str>| {
+            let namespaces = namespaces.clone();
+            let ours = ours.clone();
+            let body = json!({"metadata": {"labels": {"evals.example.com/team": value}}});
+            async move { namespaces.patch(&ours, &PatchParams::default(), &Patch::Merge(&body)).await.unwrap() }
+        };
+        let selector = json!({"from": "Selector", "selector": {"matchLabels": {"evals.example.com/team": "qa"}}});
+        for (run, rule, team, allowed) in [
+            ("reaching-2", selector.clone(), None, false),
+            ("reaching-3", selector.clone(), Some("qa"), true),
+            ("reaching-4", selector, Some("ops"), false),
+            ("reaching-5", json!({"from": "All"}), None, true),
+            ("reaching-6", json!({"from": "Same"}), Some("qa"), false),
+        ] {
+            allow(rule.clone()).await.unwrap();
+            label(team).await;
+            let before = requests.load(Ordering::SeqCst);
+            run_now(&client, &ours, run, "reaching").await;
+            let status = finished(&client, &ours, run, Duration::from_secs(60)).await.status.unwrap();
+            let complete = status.conditions.iter().find(|c| c.type_ == "Complete").unwrap();
+            assert_eq!(complete.reason != "Forbidden", allowed, "{rule} with team {team:?}: {}", complete.message);
+            assert_eq!(requests.load(Ordering::SeqCst) > before, allowed, "{rule} with team {team:?}");
+        }
     });
 }
 
@@ -166,7 +194,7 @@ fn agents_apart() {
             .iter()
             .find(|r| r.name == "reach-for-theirs")
             .unwrap();
-        assert_eq!(reach.outcome, "NoSessions");
+        assert_eq!(reach.outcome, Outcome::NoSessions);
         assert_eq!(reach.sessions, 0);
         assert!(
             reach

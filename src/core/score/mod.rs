@@ -18,7 +18,7 @@ use serde::Serialize;
 use std::fmt;
 
 /// A score as the reference tools report it: agentevals' booleans, ADK's floats.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 #[serde(untagged)]
 pub enum Score {
     Bool(bool),

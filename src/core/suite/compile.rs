@@ -3,7 +3,7 @@
 
 use super::spec::{
     Case, Defaults, EvaluatorSpec, EvaluatorType, JudgeSpec, ResponseMatchSpec, SelectionMetric,
-    SessionMatch, SuiteSpec,
+    SessionMatch, SuiteSpec, UnreadableEvents,
 };
 use crate::core::convert::ConvertOptions;
 use crate::core::judge::{JudgeTask, Sampling, prompt};
@@ -50,6 +50,9 @@ pub struct CompiledSuite {
     pub limit: Option<usize>,
     pub include_sub_agent_sessions: bool,
     pub judge: Option<JudgeSpec>,
+    /// The cron schedule, parsed once.
+    pub schedule: Option<Schedule>,
+    pub unreadable_events: UnreadableEvents,
     pub cases: Vec<CompiledCase>,
 }
 
@@ -189,8 +192,19 @@ pub fn parse_duration(text: &str) -> Result<SignedDuration, String> {
 }
 
 /// Check a suite and build its evaluators; `at` is the path of the spec
-/// (`spec` for a manifest).
-pub fn compile(name: &str, spec: &SuiteSpec, at: &str) -> Result<CompiledSuite, SuiteError> {
+/// (`spec` for a manifest), `namespace` the suite's, which an `agentRef`
+/// without one is in.
+pub fn compile(
+    name: &str,
+    spec: &SuiteSpec,
+    at: &str,
+    namespace: &str,
+) -> Result<CompiledSuite, SuiteError> {
+    if let Some(source) = &spec.source {
+        source
+            .kind()
+            .map_err(|e| error(format!("{at}.source"), e))?;
+    }
     let since = spec
         .sessions
         .since
@@ -206,10 +220,12 @@ pub fn compile(name: &str, spec: &SuiteSpec, at: &str) -> Result<CompiledSuite, 
             )
         })?;
     }
-    if let Some(schedule) = &spec.schedule {
-        Schedule::parse(schedule, spec.time_zone.as_deref())
-            .map_err(|e| error(format!("{at}.schedule"), e))?;
-    }
+    let schedule = spec
+        .schedule
+        .as_deref()
+        .map(|s| Schedule::parse(s, spec.time_zone.as_deref()))
+        .transpose()
+        .map_err(|e| error(format!("{at}.schedule"), e))?;
     let mut names = std::collections::BTreeSet::new();
     let cases = spec
         .cases
@@ -234,11 +250,16 @@ pub fn compile(name: &str, spec: &SuiteSpec, at: &str) -> Result<CompiledSuite, 
     }
     Ok(CompiledSuite {
         name: name.to_string(),
-        agent: spec.agent_ref.clone(),
+        agent: spec.agent_ref.as_ref().map(|a| AgentRef {
+            namespace: a.namespace.clone().unwrap_or_else(|| namespace.to_string()),
+            name: a.name.clone(),
+        }),
         since,
         limit: spec.sessions.limit.map(|l| l as usize),
         include_sub_agent_sessions: spec.sessions.include_sub_agent_sessions,
         judge: spec.judge.clone(),
+        schedule,
+        unreadable_events: spec.unreadable_events,
         cases,
     })
 }

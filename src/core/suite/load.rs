@@ -164,7 +164,9 @@ pub fn load_compiled(
             } else {
                 ""
             };
-            let compiled = compile(&suite.name, &suite.spec, prefix).map_err(
+            // As kubectl does, a suite that names no namespace is in `default`.
+            let namespace = suite.namespace.as_deref().unwrap_or("default");
+            let compiled = compile(&suite.name, &suite.spec, prefix, namespace).map_err(
                 |SuiteError { path, message }| {
                     let path = path.trim_start_matches('.').to_string();
                     let line = (suite.format == Format::Manifest)
@@ -311,25 +313,25 @@ enum AgentevalsType {
 fn from_agentevals(suite: AgentevalsSuite, file: &str) -> Result<LoadedSuite, (String, String)> {
     let source = suite.source.and_then(|s| match s.kind.as_str() {
         "fixture" => s.path.map(|path| SourceSpec {
-            kind: SourceKind::Fixture,
+            kind: Some(SourceKind::Fixture),
             fixture: Some(FixtureSourceSpec { path }),
             kagent_postgres: None,
             kagent_api: None,
             adk_database: None,
         }),
         "postgres" => Some(SourceSpec {
-            kind: SourceKind::KagentPostgres,
+            kind: Some(SourceKind::KagentPostgres),
             fixture: None,
             kagent_postgres: Some(KagentPostgresSpec::default()),
             kagent_api: None,
             adk_database: None,
         }),
         "api" => s.base_url.map(|url| SourceSpec {
-            kind: SourceKind::KagentApi,
+            kind: Some(SourceKind::KagentApi),
             fixture: None,
             kagent_postgres: None,
             kagent_api: Some(KagentApiSpec {
-                url,
+                url: Some(url),
                 user_id: s.user_id,
                 token_secret_ref: None,
             }),

@@ -1,43 +1,57 @@
 //! Scoring sessions against a compiled suite, one session at a time, into a
-//! report. Sessions arrive in any order and are not kept: memory stays
-//! bounded by the report, not by the sessions.
+//! report. Sessions arrive in any order and are not kept; each case keeps
+//! counts and the details of at most [`SESSION_DETAIL`] sessions, failing
+//! ones first, so memory is bounded by the suite, not by the traffic.
+//!
+//! Fail closed: a session with an event that could not be read is not
+//! scored as if complete (unless the suite opts in to scoring what was
+//! read), and a session without events is reported, never passed. Either
+//! makes its case an Error unless the case fails on what it did score.
 
 use super::compile::{CompiledSuite, Selector};
 use super::evaluate::{SessionView, evaluate_judged};
-use super::spec::EvaluatorType;
+use super::spec::{EvaluatorType, UnreadableEvents};
 use crate::core::ingest::Issue;
 use crate::core::judge::{Judge, JudgeUsage};
 use crate::core::score::Score;
 use crate::core::session::Session;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// Sessions of a case whose details the report keeps, failing first.
+pub const SESSION_DETAIL: usize = 100;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     pub suite: String,
     pub passed: bool,
     pub summary: Summary,
     /// The run's judge calls, when it has judged evaluators.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeUsage>,
     pub cases: Vec<CaseReport>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
     pub cases: usize,
     pub passed: usize,
     pub failed: usize,
-    /// Cases an evaluator could not judge: the run could not be done.
+    /// Cases that could not be done (an evaluator could not judge, or
+    /// sessions could not be read).
     pub errors: usize,
     /// Cases that matched no session (counted in passed or failed too).
     pub no_sessions: usize,
     /// Distinct sessions scored by at least one case.
     pub sessions: usize,
+    /// Distinct sessions with events that could not be read.
+    #[serde(default)]
+    pub unreadable_sessions: usize,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Outcome {
     Passed,
     Failed,
@@ -45,7 +59,7 @@ pub enum Outcome {
     Error,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseReport {
     pub name: String,
@@ -54,34 +68,60 @@ pub struct CaseReport {
     /// Share of scored sessions that passed; absent when none was scored.
     pub pass_rate: Option<f64>,
     pub min_pass_rate: f64,
+    /// Sessions the case looked at, and how many of them failed.
+    pub session_count: usize,
+    pub failed_sessions: usize,
     /// Why sessions are missing, e.g. a named session that was not found.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Details of at most [`SESSION_DETAIL`] sessions, failing first.
     pub sessions: Vec<SessionReport>,
+    /// Sessions whose details were left out to bound the report.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sessions_omitted: usize,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionReport {
     pub session_id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_id: Option<String>,
     pub passed: bool,
     /// Why the session could not be scored at all.
     pub error: Option<String>,
+    /// Events could not be read (or there were none): the session was not
+    /// scored as if complete.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unreadable: bool,
     pub messages: usize,
     pub tools: Vec<String>,
     /// Lines, rows or fields of the session that could not be read.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub issues: Vec<Issue>,
+    /// What was read with a loss (a number beyond a float's range, say),
+    /// and other oddities worth knowing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Issue>,
     pub evaluations: Vec<Evaluation>,
     /// The scored trajectory; only when asked for, since it is the
     /// conversation itself.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trajectory: Option<Vec<crate::core::trajectory::Message>>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+impl SessionReport {
+    /// A session that does not pass and cannot be said to fail.
+    fn is_error(&self) -> bool {
+        self.unreadable || self.evaluations.iter().any(|e| e.error.is_some())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Evaluation {
     pub name: String,
@@ -92,11 +132,11 @@ pub struct Evaluation {
     pub passed: bool,
     pub comment: Option<String>,
     /// The evaluator could not judge this session.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// An LLM judge's reasoning; it may quote the conversation, so it is
     /// kept only with the trajectories.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
 }
 
@@ -113,9 +153,13 @@ impl Report {
         copy
     }
 
-    /// 0 all passed, 1 a case failed, 2 the run could not be done.
+    /// 0 all passed, 1 a case failed, 2 a case could not be done (and
+    /// none failed): a gate that saw a failure reports it whatever else
+    /// went wrong.
     pub fn exit_code(&self) -> u8 {
-        if self.summary.errors > 0 {
+        if self.summary.failed > 0 {
+            1
+        } else if self.summary.errors > 0 {
             2
         } else if self.passed {
             0
@@ -125,14 +169,50 @@ impl Report {
     }
 }
 
+/// One case's sessions so far.
+#[derive(Default)]
+struct CaseTally {
+    /// Kept details, at most [`SESSION_DETAIL`].
+    details: Vec<SessionReport>,
+    omitted: usize,
+    total: usize,
+    passed: usize,
+    errors: usize,
+    notes: Vec<String>,
+}
+
+impl CaseTally {
+    fn add(&mut self, report: SessionReport) {
+        self.total += 1;
+        if report.passed {
+            self.passed += 1;
+        } else if report.is_error() {
+            self.errors += 1;
+        }
+        if self.details.len() < SESSION_DETAIL {
+            self.details.push(report);
+            return;
+        }
+        self.omitted += 1;
+        // A failing session displaces a passing one: what matters is kept.
+        if !report.passed
+            && let Some(slot) = self.details.iter().position(|s| s.passed)
+        {
+            self.details[slot] = report;
+        }
+    }
+}
+
 /// A run in progress.
 pub struct ReportBuilder<'s> {
     suite: &'s CompiledSuite,
     with_trajectories: bool,
-    sessions: Vec<Vec<SessionReport>>,
-    notes: Vec<Vec<String>>,
-    scored: std::collections::BTreeSet<(String, Option<String>)>,
+    cases: Vec<CaseTally>,
+    scored: BTreeSet<(String, Option<String>)>,
+    unreadable: BTreeSet<(String, Option<String>)>,
     judge_usage: JudgeUsage,
+    /// The sessions the run looked through, for cases that matched none.
+    searched: Option<String>,
 }
 
 impl<'s> ReportBuilder<'s> {
@@ -140,10 +220,11 @@ impl<'s> ReportBuilder<'s> {
         ReportBuilder {
             suite,
             with_trajectories: false,
-            sessions: vec![Vec::new(); suite.cases.len()],
-            notes: vec![Vec::new(); suite.cases.len()],
+            cases: suite.cases.iter().map(|_| CaseTally::default()).collect(),
             scored: Default::default(),
+            unreadable: Default::default(),
             judge_usage: JudgeUsage::default(),
+            searched: None,
         }
     }
 
@@ -151,6 +232,12 @@ impl<'s> ReportBuilder<'s> {
     pub fn with_trajectories(mut self, keep: bool) -> Self {
         self.with_trajectories = keep;
         self
+    }
+
+    /// Which sessions the selection looked through (`sessions of Agent X
+    /// updated in the last 24h in ...`), said of cases that matched none.
+    pub fn searched(&mut self, description: String) {
+        self.searched = Some(description);
     }
 
     /// Score one session with every case it belongs to. `selected` says the
@@ -170,27 +257,47 @@ impl<'s> ReportBuilder<'s> {
             if !applies {
                 continue;
             }
-            self.scored
-                .insert((session.key.id.clone(), session.key.user_id.clone()));
-            let report = match SessionView::new(session, case) {
-                Err(error) => SessionReport {
-                    session_id: session.key.id.clone(),
-                    user_id: session.key.user_id.clone(),
-                    passed: false,
-                    error: Some(error),
-                    messages: 0,
-                    tools: Vec::new(),
-                    issues: session.issues.clone(),
-                    evaluations: Vec::new(),
-                    trajectory: None,
-                },
+            let key = (session.key.id.clone(), session.key.user_id.clone());
+            self.scored.insert(key.clone());
+            let mut report = SessionReport {
+                session_id: session.key.id.clone(),
+                user_id: session.key.user_id.clone(),
+                passed: false,
+                error: None,
+                unreadable: false,
+                messages: 0,
+                tools: Vec::new(),
+                issues: session.issues.clone(),
+                notes: session.notes.clone(),
+                evaluations: Vec::new(),
+                trajectory: None,
+            };
+            let incomplete = match (session.events.is_empty(), session.issues.len()) {
+                (true, 0) => Some("the session has no events: nothing to score".to_string()),
+                (true, n) => Some(format!(
+                    "none of the session's events could be read ({n} problem(s))"
+                )),
+                (false, 0) => None,
+                (false, _) if self.suite.unreadable_events == UnreadableEvents::Skip => None,
+                (false, n) => Some(format!(
+                    "{n} event(s) or field(s) could not be read, so the session was not scored (set unreadableEvents: skip to score what was read)"
+                )),
+            };
+            if let Some(why) = incomplete {
+                self.unreadable.insert(key);
+                report.unreadable = true;
+                report.error = Some(why);
+                self.cases[index].add(report);
+                continue;
+            }
+            match SessionView::new(session, case) {
+                Err(error) => report.error = Some(error),
                 Ok(view) => {
-                    let mut evaluations = Vec::with_capacity(case.evaluators.len());
                     for e in &case.evaluators {
                         let result =
                             evaluate_judged(&e.evaluator, &view, judge, &mut self.judge_usage)
                                 .await;
-                        evaluations.push(match result {
+                        report.evaluations.push(match result {
                             Ok((v, reasoning)) => Evaluation {
                                 name: e.name.clone(),
                                 kind: e.kind,
@@ -213,20 +320,13 @@ impl<'s> ReportBuilder<'s> {
                             },
                         });
                     }
-                    SessionReport {
-                        session_id: session.key.id.clone(),
-                        user_id: session.key.user_id.clone(),
-                        passed: evaluations.iter().all(|e| e.passed),
-                        error: None,
-                        messages: view.messages.len(),
-                        tools: view.tool_names().into_iter().map(String::from).collect(),
-                        issues: session.issues.clone(),
-                        evaluations,
-                        trajectory: self.with_trajectories.then(|| view.messages.clone()),
-                    }
+                    report.passed = report.evaluations.iter().all(|e| e.passed);
+                    report.messages = view.messages.len();
+                    report.tools = view.tool_names().into_iter().map(String::from).collect();
+                    report.trajectory = self.with_trajectories.then(|| view.messages.clone());
                 }
-            };
-            self.sessions[index].push(report);
+            }
+            self.cases[index].add(report);
         }
     }
 
@@ -234,7 +334,9 @@ impl<'s> ReportBuilder<'s> {
     pub fn missing(&mut self, id: &str, source: &str) {
         for (index, case) in self.suite.cases.iter().enumerate() {
             if matches!(&case.selector, Selector::SessionId(wanted) if wanted == id) {
-                self.notes[index].push(format!("session {id} not found in {source}"));
+                self.cases[index]
+                    .notes
+                    .push(format!("session {id} not found in {source}"));
             }
         }
     }
@@ -243,36 +345,43 @@ impl<'s> ReportBuilder<'s> {
         let mut summary = Summary {
             cases: self.suite.cases.len(),
             sessions: self.scored.len(),
+            unreadable_sessions: self.unreadable.len(),
             ..Summary::default()
         };
+        let searched = self.searched;
         let cases: Vec<CaseReport> = self
             .suite
             .cases
             .iter()
-            .zip(self.sessions)
-            .zip(self.notes)
-            .map(|((case, mut sessions), notes)| {
+            .zip(self.cases)
+            .map(|(case, mut tally)| {
                 // Failing sessions first, so a bounded view shows what matters.
-                sessions.sort_by_key(|s| s.passed);
-                let errored = sessions
-                    .iter()
-                    .any(|s| s.evaluations.iter().any(|e| e.error.is_some()));
-                let pass_rate = (!sessions.is_empty()).then(|| {
-                    sessions.iter().filter(|s| s.passed).count() as f64 / sessions.len() as f64
-                });
-                let (outcome, passed) = match pass_rate {
-                    _ if errored => (Outcome::Error, false),
-                    None => (Outcome::NoSessions, case.allow_no_sessions),
-                    Some(rate) if rate >= case.min_pass_rate => (Outcome::Passed, true),
-                    Some(_) => (Outcome::Failed, false),
+                tally.details.sort_by_key(|s| s.passed);
+                let total = tally.total;
+                let pass_rate = (total > 0).then(|| tally.passed as f64 / total as f64);
+                // Were every session that could not be done a pass, would
+                // the case still fail? Then it fails, whatever went wrong.
+                let best = (total > 0).then(|| (tally.passed + tally.errors) as f64 / total as f64);
+                let (outcome, passed) = match (pass_rate, best) {
+                    (Some(_), Some(best)) if best < case.min_pass_rate => (Outcome::Failed, false),
+                    _ if tally.errors > 0 => (Outcome::Error, false),
+                    (None, _) => (Outcome::NoSessions, case.allow_no_sessions),
+                    (Some(rate), _) if rate >= case.min_pass_rate => (Outcome::Passed, true),
+                    (Some(_), _) => (Outcome::Failed, false),
                 };
                 match outcome {
                     Outcome::Error => summary.errors += 1,
                     _ if passed => summary.passed += 1,
                     _ => summary.failed += 1,
                 }
+                let mut notes = tally.notes;
                 if outcome == Outcome::NoSessions {
                     summary.no_sessions += 1;
+                    if notes.is_empty()
+                        && let Some(searched) = &searched
+                    {
+                        notes.push(format!("no session matched among {searched}"));
+                    }
                 }
                 CaseReport {
                     name: case.name.clone(),
@@ -280,8 +389,11 @@ impl<'s> ReportBuilder<'s> {
                     outcome,
                     pass_rate,
                     min_pass_rate: case.min_pass_rate,
+                    session_count: total,
+                    failed_sessions: total - tally.passed,
                     notes,
-                    sessions,
+                    sessions: tally.details,
+                    sessions_omitted: tally.omitted,
                 }
             })
             .collect();

@@ -8,7 +8,6 @@
 
 use crate::core::score::args::ArgsMode;
 use crate::core::score::trajectory_match::{MatchMode, Matching};
-use crate::core::session::AgentRef;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -52,7 +51,7 @@ fn one() -> f64 {
 pub struct SuiteSpec {
     /// The kagent Agent whose sessions are evaluated; optional for file runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_ref: Option<AgentRef>,
+    pub agent_ref: Option<AgentRefSpec>,
     /// Where sessions come from; the operator's default source when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceSpec>,
@@ -94,6 +93,11 @@ pub struct SuiteSpec {
     /// The endpoint of judged evaluators (trajectoryJudge, outcomeJudge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeSpec>,
+    /// A session with an event that could not be read: `fail` (the default)
+    /// reports it and does not score it; `skip` scores what was read and
+    /// still reports what was skipped.
+    #[serde(default, skip_serializing_if = "UnreadableEvents::is_default")]
+    pub unreadable_events: UnreadableEvents,
     #[schemars(length(min = 1, max = 256))]
     pub cases: Vec<Case>,
 }
@@ -106,6 +110,24 @@ pub struct ReportSpec {
     /// may read ConfigMaps there may read the conversations.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub config_map: bool,
+}
+
+/// What a run does with a session holding events that cannot be read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum UnreadableEvents {
+    /// Report the session and do not score it: a gate never passes on
+    /// data it did not see.
+    #[default]
+    Fail,
+    /// Score what could be read; the report still lists what was skipped.
+    Skip,
+}
+
+impl UnreadableEvents {
+    fn is_default(&self) -> bool {
+        *self == UnreadableEvents::default()
+    }
 }
 
 /// How concurrent runs of one suite are treated, as for a CronJob.
@@ -706,17 +728,24 @@ pub struct SecretKeyRef {
     pub namespace: Option<String>,
 }
 
+/// A kagent Agent, by name; the namespace defaults to the suite's own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AgentRefSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[schemars(length(min = 1))]
+    pub name: String,
+}
+
 /// Where sessions come from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schemars(extend("x-kubernetes-validations" = [
-    {"rule": "self.type != 'fixture' || has(self.fixture)", "message": "a fixture source needs `fixture`"},
-    {"rule": "self.type != 'kagentApi' || has(self.kagentApi)", "message": "a kagentApi source needs `kagentApi`"},
-    {"rule": "self.type != 'adkDatabase' || has(self.adkDatabase)", "message": "an adkDatabase source needs `adkDatabase`"}
-]))]
+#[schemars(transform = source_rules)]
 pub struct SourceSpec {
-    #[serde(rename = "type")]
-    pub kind: SourceKind,
+    /// Which source; may be left out when exactly one source block is set.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<SourceKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixture: Option<FixtureSourceSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -725,6 +754,76 @@ pub struct SourceSpec {
     pub kagent_api: Option<KagentApiSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adk_database: Option<AdkDatabaseSpec>,
+}
+
+/// CEL: the same rules [`SourceSpec::kind`] applies.
+fn source_rules(schema: &mut Schema) {
+    let present = SourceKind::ALL
+        .iter()
+        .map(|k| format!("has(self.{})", k.field()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut rules = vec![
+        serde_json::json!({
+            "rule": format!("has(self.type) || [{present}].filter(x, x).size() == 1"),
+            "message": "a source needs `type`, or exactly one of fixture, kagentPostgres, kagentApi and adkDatabase"
+        }),
+        serde_json::json!({
+            "rule": format!("[{present}].filter(x, x).size() <= 1"),
+            "message": "a source has the settings of one source type only"
+        }),
+        serde_json::json!({
+            "rule": "!has(self.type) || self.type != 'fixture' || has(self.fixture)",
+            "message": "a fixture source needs `fixture`",
+            "fieldPath": ".fixture",
+            "reason": "FieldValueRequired"
+        }),
+    ];
+    for kind in SourceKind::ALL {
+        let field = kind.field();
+        rules.push(serde_json::json!({
+            "rule": format!("!has(self.{field}) || !has(self.type) || self.type == '{field}'"),
+            "message": format!("`{field}` is for a source of type {field}"),
+            "fieldPath": format!(".{field}")
+        }));
+    }
+    schema.insert("x-kubernetes-validations".into(), Value::Array(rules));
+}
+
+impl SourceSpec {
+    /// The source type: `type`, else the one source block that is set.
+    pub fn kind(&self) -> Result<SourceKind, String> {
+        let present: Vec<SourceKind> = SourceKind::ALL
+            .into_iter()
+            .filter(|k| self.has_block(*k))
+            .collect();
+        if present.len() > 1 {
+            return Err("a source has the settings of one source type only".into());
+        }
+        match (self.kind, present.first()) {
+            (Some(kind), Some(block)) if kind != *block => Err(format!(
+                "`{}` is for a source of type {}",
+                block.field(),
+                block.field()
+            )),
+            (Some(SourceKind::Fixture), None) => Err("a fixture source needs `fixture`".into()),
+            (Some(kind), _) => Ok(kind),
+            (None, Some(block)) => Ok(*block),
+            (None, None) => Err(
+                "a source needs `type`, or exactly one of fixture, kagentPostgres, kagentApi and adkDatabase"
+                    .into(),
+            ),
+        }
+    }
+
+    fn has_block(&self, kind: SourceKind) -> bool {
+        match kind {
+            SourceKind::Fixture => self.fixture.is_some(),
+            SourceKind::KagentPostgres => self.kagent_postgres.is_some(),
+            SourceKind::KagentApi => self.kagent_api.is_some(),
+            SourceKind::AdkDatabase => self.adk_database.is_some(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -738,6 +837,25 @@ pub enum SourceKind {
     KagentApi,
     /// Google ADK's DatabaseSessionService tables (SQLite or PostgreSQL).
     AdkDatabase,
+}
+
+impl SourceKind {
+    pub const ALL: [SourceKind; 4] = [
+        SourceKind::Fixture,
+        SourceKind::KagentPostgres,
+        SourceKind::KagentApi,
+        SourceKind::AdkDatabase,
+    ];
+
+    /// The name in YAML, which is also the name of its settings block.
+    pub fn field(self) -> &'static str {
+        match self {
+            SourceKind::Fixture => "fixture",
+            SourceKind::KagentPostgres => "kagentPostgres",
+            SourceKind::KagentApi => "kagentApi",
+            SourceKind::AdkDatabase => "adkDatabase",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -755,11 +873,13 @@ pub struct KagentPostgresSpec {
     pub url_secret_ref: Option<SecretKeyRef>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct KagentApiSpec {
-    /// Base URL of the kagent controller, e.g. http://kagent-controller.kagent:8083.
-    pub url: String,
+    /// Base URL of the kagent controller, e.g. http://kagent-controller.kagent:8083;
+    /// the operator's own kagent API when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     /// The user whose sessions are read (default admin@kagent.dev).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_id: Option<String>,
@@ -768,14 +888,16 @@ pub struct KagentApiSpec {
     pub token_secret_ref: Option<SecretKeyRef>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AdkDatabaseSpec {
     /// sqlite:// or postgres:// URL, from a Secret in the suite's namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url_secret_ref: Option<SecretKeyRef>,
-    /// The ADK app whose sessions are read (ADK's `app_name`).
-    pub app_name: String,
+    /// The ADK app whose sessions are read (ADK's `app_name`); by default
+    /// the app kagent runs the suite's Agent as (`<namespace>__NS__<name>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_name: Option<String>,
 }
 
 /// An `EvalSuite` manifest as a file holds it; the CRD type in the

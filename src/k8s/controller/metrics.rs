@@ -1,6 +1,7 @@
 //! Prometheus metrics. Labels are names only (namespace, suite, case,
 //! result): never a session id, a user or anything from a conversation.
 
+use crate::k8s::vocabulary::RunResult;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -18,8 +19,7 @@ pub struct SuiteLabels {
 pub struct RunLabels {
     pub namespace: String,
     pub suite: String,
-    /// Succeeded, Failed or Error.
-    pub result: String,
+    pub result: RunResult,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]

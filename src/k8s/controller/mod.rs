@@ -3,22 +3,28 @@
 //!
 //! Every replica watches; only the holder of the leader Lease schedules,
 //! runs and writes status. When leadership moves, the new leader looks at
-//! everything again (`reconcile_all_on`) and resumes runs left Running.
-//! Scheduled run names derive from the slot, so a second writer meets
-//! AlreadyExists instead of creating a second run.
+//! everything again (`reconcile_all_on`) and resumes runs left Running once
+//! their executor has gone quiet. Scheduled run names derive from the slot,
+//! so a second writer meets AlreadyExists instead of creating a second run.
+//!
+//! Each reconciler gathers what it needs, lets pure decision functions
+//! ([`suite_decision`], [`run_decision`], [`crate::resolve`]) decide, and
+//! applies the decision.
 
 pub mod metrics;
 mod metrics_server;
-pub mod plan;
+pub mod run_decision;
 mod run_reconciler;
+pub mod suite_decision;
 mod suite_reconciler;
-pub mod tenancy;
 
 use crate::k8s::crd::{EvalRun, EvalSuite};
-use crate::source::open::Connection;
+use crate::k8s::vocabulary::EventReason;
+use crate::resolve::{Defaults, Party, Policy};
 use futures::{FutureExt, StreamExt};
 use kube::runtime::controller::{Action, Config as RunnerConfig};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::runtime::reflector::Store;
 use kube::runtime::{Controller, watcher};
 use kube::{Api, Client};
 use metrics::Metrics;
@@ -47,15 +53,27 @@ pub struct ControllerConfig {
     pub run_concurrency: u16,
     /// A run still reading after this long ends in Error.
     pub run_timeout: Duration,
-    /// Times a run is resumed after an interruption before it ends in Error.
+    /// Times a run is started (the first time and after interruptions)
+    /// before it ends in Error.
     pub max_attempts: u32,
-    /// Operator-wide source: used by suites without their own source.
-    pub default_source: Option<crate::core::suite::spec::SourceKind>,
-    pub defaults: Connection,
-    /// Suite namespace -> Agent namespaces it may evaluate besides its own.
-    pub cross_namespace: tenancy::Allowed,
+    /// The operator's own source and judge, for suites that name none.
+    pub defaults: Defaults,
+    /// Cross-namespace pairs and the hosts suites may name.
+    pub policy: Policy,
     /// Watch only this namespace (a namespace-scoped install); all when none.
     pub watch_namespace: Option<String>,
+}
+
+impl ControllerConfig {
+    /// How often an executing run says it is alive.
+    pub fn heartbeat(&self) -> Duration {
+        Duration::from_secs(self.lease_seconds.div_ceil(2).max(1))
+    }
+
+    /// A run whose executor has been silent this long is taken over.
+    pub fn stale_after(&self) -> Duration {
+        Duration::from_secs(self.lease_seconds.max(1) * 3)
+    }
 }
 
 impl Default for ControllerConfig {
@@ -69,9 +87,8 @@ impl Default for ControllerConfig {
             run_concurrency: 4,
             run_timeout: Duration::from_secs(30 * 60),
             max_attempts: 3,
-            default_source: None,
-            defaults: Connection::default(),
-            cross_namespace: tenancy::Allowed::default(),
+            defaults: Defaults::new(Party::Operator),
+            policy: Policy::default(),
             watch_namespace: None,
         }
     }
@@ -98,6 +115,25 @@ impl Error {
     }
 }
 
+/// An Event a decision asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedEvent {
+    pub warning: bool,
+    pub reason: EventReason,
+    pub note: String,
+    pub regarding: Regarding,
+}
+
+/// What an Event is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Regarding {
+    /// The run reconciled, and its suite (with the run as related object).
+    RunAndSuite,
+    /// The suite reconciled; a related run makes each run's Event its own
+    /// instead of one aggregated under the first run's note.
+    Suite { related_run: Option<String> },
+}
+
 pub struct Context {
     pub client: Client,
     pub config: ControllerConfig,
@@ -106,31 +142,68 @@ pub struct Context {
     leader: tokio::sync::watch::Receiver<bool>,
     /// Cancels in-flight runs: on Replace, and when leadership is lost.
     running: Mutex<HashMap<String, CancellationToken>>,
+    /// Every EvalRun the runs controller watches, shared with the suites'.
+    runs: Store<EvalRun>,
 }
+
+type Reference = k8s_openapi::api::core::v1::ObjectReference;
 
 impl Context {
     pub fn is_leader(&self) -> bool {
         *self.leader.borrow()
     }
 
-    /// Publish an Event; a failure to do so is logged, not fatal.
-    async fn event(
+    /// Publish a planned Event about a run and its suite, or a suite; a
+    /// failure to publish is logged, not fatal.
+    async fn publish(
         &self,
-        reference: &k8s_openapi::api::core::v1::ObjectReference,
-        type_: EventType,
-        reason: &str,
-        note: String,
+        planned: &PlannedEvent,
+        run: Option<&Reference>,
+        suite: Option<&Reference>,
     ) {
-        let note: String = note.chars().take(1000).collect();
-        let event = Event {
-            type_,
-            reason: reason.into(),
-            note: Some(note),
-            action: reason.into(),
-            secondary: None,
+        let (regarding, related) = match (&planned.regarding, run, suite) {
+            (Regarding::RunAndSuite, Some(run), suite) => {
+                self.emit(planned, run, None).await;
+                match suite {
+                    Some(suite) => (suite.clone(), Some(run.clone())),
+                    None => return,
+                }
+            }
+            (Regarding::Suite { related_run }, _, Some(suite)) => {
+                let related = related_run.as_ref().map(|name| Reference {
+                    api_version: Some(crate::core::suite::spec::API_VERSION.into()),
+                    kind: Some("EvalRun".into()),
+                    name: Some(name.clone()),
+                    namespace: suite.namespace.clone(),
+                    ..Reference::default()
+                });
+                (suite.clone(), related)
+            }
+            _ => return,
         };
-        if let Err(error) = self.recorder.publish(&event, reference).await {
-            tracing::warn!(%error, reason, "cannot publish an Event");
+        self.emit(planned, &regarding, related).await;
+    }
+
+    async fn emit(
+        &self,
+        planned: &PlannedEvent,
+        regarding: &Reference,
+        related: Option<Reference>,
+    ) {
+        let note: String = planned.note.chars().take(1000).collect();
+        let event = Event {
+            type_: if planned.warning {
+                EventType::Warning
+            } else {
+                EventType::Normal
+            },
+            reason: planned.reason.as_str().into(),
+            note: Some(note),
+            action: planned.reason.as_str().into(),
+            secondary: related,
+        };
+        if let Err(error) = self.recorder.publish(&event, regarding).await {
+            tracing::warn!(%error, reason = planned.reason.as_str(), "cannot publish an Event");
         }
     }
 
@@ -200,6 +273,18 @@ pub async fn run(
         .build()
         .await?;
     let (leader, lease_task) = lease.watch().await;
+    let (suite_api, run_api) = match &config.watch_namespace {
+        Some(namespace) => (
+            Api::<EvalSuite>::namespaced(client.clone(), namespace),
+            Api::<EvalRun>::namespaced(client.clone(), namespace),
+        ),
+        None => (
+            Api::<EvalSuite>::all(client.clone()),
+            Api::<EvalRun>::all(client.clone()),
+        ),
+    };
+    let runs_controller = Controller::new(run_api.clone(), watcher::Config::default())
+        .with_config(RunnerConfig::default().concurrency(config.run_concurrency));
     let ctx = Arc::new(Context {
         client: client.clone(),
         recorder: Recorder::new(
@@ -213,6 +298,7 @@ pub async fn run(
         metrics,
         leader: leader.clone(),
         running: Mutex::new(HashMap::new()),
+        runs: runs_controller.store(),
     });
     let shutdown = shutdown.shared();
     let ready = Arc::new(AtomicBool::new(false));
@@ -244,17 +330,6 @@ pub async fn run(
         }
     });
 
-    let scoped = |client: Client| match &ctx.config.watch_namespace {
-        Some(namespace) => (
-            Api::<EvalSuite>::namespaced(client.clone(), namespace),
-            Api::<EvalRun>::namespaced(client, namespace),
-        ),
-        None => (
-            Api::<EvalSuite>::all(client.clone()),
-            Api::<EvalRun>::all(client),
-        ),
-    };
-    let (suite_api, run_api) = scoped(client.clone());
     let suites = Controller::new(suite_api, watcher::Config::default().any_semantic())
         .owns(run_api.clone(), watcher::Config::default())
         .reconcile_all_on(leadership_gained(leader.clone()))
@@ -265,8 +340,7 @@ pub async fn run(
             ctx.clone(),
         )
         .for_each(|_| futures::future::ready(()));
-    let runs = Controller::new(run_api, watcher::Config::default())
-        .with_config(RunnerConfig::default().concurrency(ctx.config.run_concurrency))
+    let runs = runs_controller
         .reconcile_all_on(leadership_gained(leader.clone()))
         .graceful_shutdown_on(shutdown.clone())
         .run(

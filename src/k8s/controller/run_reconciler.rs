@@ -1,236 +1,375 @@
-//! The EvalRun reconciler: execute a run once, and report. It is the only
-//! writer of EvalRun status. A run found Running with nothing executing it
-//! (the controller restarted, or leadership moved) is resumed: reading and
-//! scoring are repeatable, so resuming is running it again; after too many
-//! attempts it ends in Error, never left Running.
+//! The EvalRun reconciler: gather, resolve, decide, apply. It is the only
+//! writer of EvalRun status.
+//!
+//! A run is read afresh from the API server before anything is decided (the
+//! cache may not have seen this replica's own last write), claimed with a
+//! status write that fails if anyone else wrote in between, and kept alive
+//! by a heartbeat while it executes; another replica takes a Running run
+//! over only when that heartbeat is stale. Reading and scoring are
+//! repeatable, so resuming is running again; after too many attempts the
+//! run ends in Error, never left Running.
 
-use super::metrics::{CaseLabels, RunLabels, SuiteLabels};
-use super::plan::{self, Outcomes};
-use super::suite_reconciler::{SUITE_LABEL, TRIGGER_LABEL};
-use super::{Context, Error, MANAGER, tenancy};
+use super::metrics::{RunLabels, SuiteLabels};
+use super::run_decision::{self, Ending, RunFacts, Start};
+use super::suite_decision::{SUITE_LABEL, TRIGGER_LABEL, is_done};
+use super::{Context, Error, MANAGER, PlannedEvent, Regarding};
 use crate::core::pyjson::{Layout, dumps_sorted};
 use crate::core::session::AgentRef;
-use crate::core::suite::compile::compile;
-use crate::core::suite::spec::{SecretKeyRef, SourceKind, SuiteSpec};
-use crate::judge::{OpenAiJudge, configure};
-use crate::k8s::conditions::{self, Want};
-use crate::k8s::crd::{AgentSnapshot, EvalRun, EvalRunStatus, EvalSuite, Phase, TriggerType};
+use crate::core::suite::compile::{CompiledSuite, compile};
+use crate::core::suite::report::Report;
+use crate::core::suite::spec::{API_VERSION, SuiteSpec};
+use crate::http_client::Retry;
+use crate::judge::OpenAiJudge;
+use crate::k8s::crd::{AgentSnapshot, EvalRun, EvalRunStatus, EvalSuite, TriggerType};
+use crate::k8s::vocabulary::{EventReason, Failure};
 use crate::pipeline::{RunError, run_suite};
+use crate::resolve::{
+    ClusterFacts, RefusalReason, Request, SecretData, model_config, referenced_model_config,
+    referenced_secrets, resolve,
+};
 use crate::source::open::open;
-use crate::source::{AnySource, Secret};
-use jiff::Timestamp;
-use k8s_openapi::api::core::v1::{ObjectReference, Secret as KubeSecret};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use crate::source::{Secret, SessionSource};
+use jiff::{SignedDuration, Timestamp};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, ObjectReference, Secret as KubeSecret};
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
 use kube::runtime::controller::Action;
-use kube::runtime::events::EventType;
 use kube::{Api, Resource, ResourceExt};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 pub async fn reconcile(run: Arc<EvalRun>, ctx: Arc<Context>) -> Result<Action, Error> {
-    if !ctx.is_leader() || plan::is_done(&run) {
+    if !ctx.is_leader() || is_done(&run) {
         return Ok(Action::await_change());
     }
-    let key = format!("{}/{}", run.namespace().unwrap_or_default(), run.name_any());
+    let namespace = run.namespace().unwrap_or_default();
+    let key = format!("{namespace}/{}", run.name_any());
     let token = CancellationToken::new();
-    ctx.running
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key.clone(), token.clone());
+    {
+        let mut running = ctx.running.lock().unwrap_or_else(|e| e.into_inner());
+        if running.contains_key(&key) {
+            return Ok(Action::await_change());
+        }
+        running.insert(key.clone(), token.clone());
+    }
     let result = tokio::select! {
-        result = Execution::new(&run, &ctx).execute() => result,
+        result = reconcile_fresh(&run, &ctx) => result,
         // Replaced, or leadership lost: leave the run as it is.
-        _ = token.cancelled() => Ok(()),
+        _ = token.cancelled() => Ok(Action::await_change()),
     };
     ctx.running
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .remove(&key);
-    result.map(|()| Action::await_change())
+    result
 }
 
-/// Why a run ended in Error, as the Complete condition's reason.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Failure {
-    SuiteNotFound,
-    InvalidSpec,
-    Forbidden,
-    SourceUnavailable,
-    JudgeUnavailable,
-    TimedOut,
-    Interrupted,
-}
-
-impl Failure {
-    fn reason(self) -> &'static str {
-        match self {
-            Failure::SuiteNotFound => "SuiteNotFound",
-            Failure::InvalidSpec => "InvalidSpec",
-            Failure::Forbidden => "Forbidden",
-            Failure::SourceUnavailable => "SourceUnavailable",
-            Failure::JudgeUnavailable => "JudgeUnavailable",
-            Failure::TimedOut => "TimedOut",
-            Failure::Interrupted => "Interrupted",
+async fn reconcile_fresh(cached: &EvalRun, ctx: &Context) -> Result<Action, Error> {
+    let namespace = cached.namespace().unwrap_or_default();
+    let api: Api<EvalRun> = Api::namespaced(ctx.client.clone(), &namespace);
+    let Some(run) = api.get_opt(&cached.name_any()).await? else {
+        return Ok(Action::await_change());
+    };
+    if is_done(&run) {
+        return Ok(Action::await_change());
+    }
+    let status = run.status.clone().unwrap_or_default();
+    let stale_after =
+        SignedDuration::try_from(ctx.config.stale_after()).unwrap_or(SignedDuration::MAX);
+    let mut execution = Execution::new(run, ctx, api).await?;
+    match run_decision::start(
+        &status,
+        &ctx.config.identity,
+        Timestamp::now(),
+        stale_after,
+        ctx.config.max_attempts,
+    ) {
+        Start::Wait(wait) => Ok(Action::requeue(wait)),
+        Start::GiveUp { attempts } => {
+            let message = format!(
+                "started {attempts} times and interrupted each time (controller restarts or leader changes); not started again"
+            );
+            execution
+                .finish(
+                    status,
+                    Ending::Failed {
+                        failure: Failure::Interrupted,
+                        message,
+                    },
+                )
+                .await?;
+            Ok(Action::await_change())
+        }
+        Start::Execute { attempt, resumed } => {
+            let claimed = run_decision::claimed(
+                &status,
+                attempt,
+                resumed,
+                &ctx.config.identity,
+                execution.run.metadata.generation,
+                Timestamp::now(),
+            );
+            if !execution.claim(&claimed).await? {
+                // Someone else wrote the run meanwhile: look again.
+                return Ok(Action::requeue(Duration::from_secs(1)));
+            }
+            if resumed {
+                let event = PlannedEvent {
+                    warning: false,
+                    reason: EventReason::EvalRunResumed,
+                    note: format!("attempt {attempt}: the run was interrupted and starts again"),
+                    regarding: Regarding::RunAndSuite,
+                };
+                execution.publish(&event).await;
+            }
+            let ending = tokio::select! {
+                ending = execution.work(claimed.clone()) => ending,
+                error = execution.heartbeat(claimed.clone()) => return Err(error),
+            };
+            let (status, ending) = ending;
+            execution.finish(status, ending).await?;
+            Ok(Action::await_change())
         }
     }
 }
 
 struct Execution<'a> {
-    run: &'a EvalRun,
+    run: EvalRun,
     ctx: &'a Context,
+    api: Api<EvalRun>,
     namespace: String,
     name: String,
-    status: EvalRunStatus,
-    reference: ObjectReference,
-    suite_reference: Option<ObjectReference>,
+    suite: Option<EvalSuite>,
+    /// The suite as the run evaluates it, and its generation.
+    spec: Option<(SuiteSpec, Option<i64>)>,
 }
 
 impl<'a> Execution<'a> {
-    fn new(run: &'a EvalRun, ctx: &'a Context) -> Self {
-        Execution {
+    /// Read the run's suite and adopt a run made by hand: record the suite's
+    /// snapshot, the owner and the labels, and go on with the run as the
+    /// API server returns it, so conditions carry its new generation.
+    async fn new(run: EvalRun, ctx: &'a Context, api: Api<EvalRun>) -> Result<Self, Error> {
+        let namespace = run.namespace().unwrap_or_default();
+        let name = run.name_any();
+        let suites: Api<EvalSuite> = Api::namespaced(ctx.client.clone(), &namespace);
+        let suite = suites.get_opt(&run.spec.suite_ref.name).await?;
+        let spec = match (&run.spec.suite, &suite) {
+            (Some(snapshot), _) => Some((snapshot.clone(), run.spec.suite_generation)),
+            (None, Some(suite)) => Some((suite.spec.suite.clone(), suite.metadata.generation)),
+            (None, None) => None,
+        };
+        let mut execution = Execution {
             run,
             ctx,
-            namespace: run.namespace().unwrap_or_default(),
-            name: run.name_any(),
-            status: run.status.clone().unwrap_or_default(),
-            reference: run.object_ref(&()),
-            suite_reference: None,
+            api,
+            namespace,
+            name,
+            suite,
+            spec,
+        };
+        execution.adopt().await?;
+        Ok(execution)
+    }
+
+    async fn adopt(&mut self) -> Result<(), Error> {
+        let (Some(suite), Some((spec, generation))) = (&self.suite, &self.spec) else {
+            return Ok(());
+        };
+        let owned = self
+            .run
+            .metadata
+            .owner_references
+            .as_ref()
+            .is_some_and(|o| o.iter().any(|o| o.uid == suite.uid().unwrap_or_default()));
+        if self.run.spec.suite.is_some() && owned {
+            return Ok(());
+        }
+        let trigger = match self.run.spec.trigger.kind {
+            TriggerType::Schedule => "schedule",
+            TriggerType::Manual => "manual",
+        };
+        let patch = serde_json::json!({
+            "apiVersion": API_VERSION,
+            "kind": "EvalRun",
+            "metadata": {
+                "labels": {SUITE_LABEL: suite.name_any(), TRIGGER_LABEL: trigger},
+                "ownerReferences": suite.controller_owner_ref(&()).into_iter().collect::<Vec<_>>(),
+            },
+            "spec": {
+                "suiteRef": self.run.spec.suite_ref,
+                "suite": spec,
+                "suiteGeneration": generation,
+            }
+        });
+        self.run = self
+            .api
+            .patch(
+                &self.name,
+                &PatchParams::apply(MANAGER).force(),
+                &Patch::Apply(&patch),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Write the claimed status, unless the run changed since it was read.
+    async fn claim(&mut self, status: &EvalRunStatus) -> Result<bool, Error> {
+        match self
+            .write(status, self.run.metadata.resource_version.clone())
+            .await
+        {
+            Ok(()) => Ok(true),
+            Err(Error::Kube(kube::Error::Api(e))) if e.code == 409 => Ok(false),
+            Err(e) => Err(e),
         }
     }
 
-    fn runs(&self) -> Api<EvalRun> {
-        Api::namespaced(self.ctx.client.clone(), &self.namespace)
+    async fn write(
+        &self,
+        status: &EvalRunStatus,
+        precondition: Option<String>,
+    ) -> Result<(), Error> {
+        let mut patch = serde_json::json!({
+            "apiVersion": API_VERSION,
+            "kind": "EvalRun",
+            "status": status,
+        });
+        if let Some(version) = precondition {
+            patch["metadata"] = serde_json::json!({"resourceVersion": version});
+        }
+        match self
+            .api
+            .patch_status(
+                &self.name,
+                &PatchParams::apply(MANAGER).force(),
+                &Patch::Apply(&patch),
+            )
+            .await
+        {
+            // Deleted meanwhile (Replace, or pruned): nothing to report to.
+            Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
+            other => other.map(|_| ()).map_err(Error::from),
+        }
     }
 
-    async fn execute(mut self) -> Result<(), Error> {
-        let suites: Api<EvalSuite> = Api::namespaced(self.ctx.client.clone(), &self.namespace);
-        let suite = suites.get_opt(&self.run.spec.suite_ref.name).await?;
-        self.suite_reference = suite.as_ref().map(|s| s.object_ref(&()));
-        let spec = match (&self.run.spec.suite, &suite) {
-            (Some(snapshot), _) => snapshot.clone(),
-            (None, Some(suite)) => suite.spec.suite.clone(),
-            (None, None) => {
-                let message = format!(
+    /// Say every so often that the run is still being executed here; ends
+    /// only when a write fails.
+    async fn heartbeat(&self, mut status: EvalRunStatus) -> Error {
+        loop {
+            tokio::time::sleep(self.ctx.config.heartbeat()).await;
+            if let Some(executor) = &mut status.executor {
+                executor.heartbeat_time =
+                    k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(Timestamp::now());
+            }
+            if let Err(error) = self.write(&status, None).await {
+                return error;
+            }
+        }
+    }
+
+    fn reference(&self) -> ObjectReference {
+        self.run.object_ref(&())
+    }
+
+    async fn publish(&self, event: &PlannedEvent) {
+        let suite = self.suite.as_ref().map(|s| s.object_ref(&()));
+        self.ctx
+            .publish(event, Some(&self.reference()), suite.as_ref())
+            .await;
+    }
+
+    /// Read, resolve and score: the run proper. Returns the status with what
+    /// was learnt on the way (the Agent, the source) and how the run ends.
+    async fn work(&self, mut status: EvalRunStatus) -> (EvalRunStatus, Ending) {
+        let ending = self.score(&mut status).await;
+        (status, ending)
+    }
+
+    async fn score(&self, status: &mut EvalRunStatus) -> Ending {
+        let failed = |failure, message: String| Ending::Failed { failure, message };
+        let Some((spec, _)) = &self.spec else {
+            return failed(
+                Failure::SuiteNotFound,
+                format!(
                     "EvalSuite {} not found in {}",
                     self.run.spec.suite_ref.name, self.namespace
-                );
-                return self.fail(Failure::SuiteNotFound, message).await;
-            }
-        };
-        if let Some(suite) = &suite {
-            self.adopt(suite, &spec).await?;
-        }
-        let resuming = self.status.phase == Some(Phase::Running);
-        let attempts = self.status.attempts.unwrap_or(0) + 1;
-        if attempts > self.ctx.config.max_attempts {
-            let message = format!(
-                "interrupted {} times (controller restarts or leader changes); not resumed again",
-                attempts - 1
+                ),
             );
-            return self.fail(Failure::Interrupted, message).await;
-        }
-        let now = Timestamp::now();
-        self.status.phase = Some(Phase::Running);
-        self.status.attempts = Some(attempts);
-        self.status.start_time.get_or_insert(Time(now));
-        self.status.message =
-            resuming.then(|| "resumed after the controller stopped mid-run".to_string());
-        self.set_conditions(&[Want {
-            type_: "Complete",
-            status: false,
-            reason: "Running",
-            message: String::new(),
-        }]);
-        self.write().await?;
-        if resuming {
-            self.event(
-                EventType::Normal,
-                "EvalRunResumed",
-                format!("attempt {attempts}: the run was interrupted and starts again"),
-            )
-            .await;
-        }
-
-        let agent = match &spec.agent_ref {
-            Some(agent) => read_agent(self.ctx, agent).await?,
-            None => None,
         };
-        if let Some(agent_ref) = &spec.agent_ref {
-            let agent_spec = agent.as_ref().and_then(|a| a.data.get("spec"));
-            if let Err(message) = tenancy::may_evaluate(
-                &self.namespace,
-                agent_ref,
-                &self.ctx.config.cross_namespace,
-                agent_spec,
-            ) {
-                self.event(EventType::Warning, "Forbidden", message.clone())
-                    .await;
-                return self.fail(Failure::Forbidden, message).await;
-            }
-            self.status.agent = Some(AgentSnapshot {
-                name: agent_ref.to_string(),
-                generation: agent.as_ref().and_then(|a| a.metadata.generation),
-                fingerprint: agent
-                    .as_ref()
-                    .and_then(|a| a.data.get("spec"))
-                    .map(fingerprint),
-            });
-        }
-        let source = match self.source(&spec).await {
-            Ok(source) => source,
-            Err((failure, message)) => {
-                if failure == Failure::SourceUnavailable {
-                    self.event(EventType::Warning, "SourceUnavailable", message.clone())
-                        .await;
-                }
-                return self.fail(failure, message).await;
-            }
-        };
-        let compiled = match compile(&self.run.spec.suite_ref.name, &spec, "spec") {
+        let compiled = match compile(&self.run.spec.suite_ref.name, spec, "spec", &self.namespace) {
             Ok(compiled) => compiled,
-            Err(e) => return self.fail(Failure::InvalidSpec, e.to_string()).await,
+            Err(e) => return failed(Failure::InvalidSpec, e.to_string()),
         };
         for warning in compiled.warnings() {
             tracing::warn!(namespace = %self.namespace, run = %self.name, "{warning}");
         }
-        // A judge is resolved (Secrets, ModelConfig) only for a suite that asks one.
-        let judge = if compiled.uses_judge() {
-            match self.judge(&spec).await {
-                Ok(judge) => judge,
-                Err((failure, message)) => return self.fail(failure, message).await,
+        let facts = match self.gather(spec, &compiled).await {
+            Ok(facts) => facts,
+            Err(e) => return failed(Failure::SourceUnavailable, e.to_string()),
+        };
+        if let Some(agent) = &compiled.agent {
+            status.agent = Some(AgentSnapshot {
+                name: agent.to_string(),
+                generation: facts.1,
+                fingerprint: facts.0.agent_spec.as_ref().map(fingerprint),
+            });
+        }
+        let config = &self.ctx.config;
+        let resolution = match resolve(&Request {
+            spec,
+            agent: compiled.agent.as_ref(),
+            needs_judge: compiled.uses_judge(),
+            defaults: &config.defaults,
+            base: std::path::Path::new("/"),
+            cluster: Some(&facts.0),
+            policy: &config.policy,
+        }) {
+            Ok(resolution) => resolution,
+            Err(refusal) => {
+                let failure = match refusal.reason {
+                    RefusalReason::Forbidden => Failure::Forbidden,
+                    RefusalReason::InvalidSpec => Failure::InvalidSpec,
+                    RefusalReason::SourceUnavailable => Failure::SourceUnavailable,
+                    RefusalReason::JudgeUnavailable => Failure::JudgeUnavailable,
+                };
+                return failed(failure, refusal.message);
             }
-        } else {
-            None
+        };
+        let source = match open(&resolution.source.settings) {
+            Ok(source) => source,
+            Err(e) => return failed(Failure::SourceUnavailable, e.to_string()),
+        };
+        status.source = Some(format!("{} {}", resolution.source.party, source.describe()));
+        let judge = match resolution
+            .judge
+            .as_ref()
+            .map(|settings| OpenAiJudge::new(settings, Retry::default()))
+            .transpose()
+        {
+            Ok(judge) => judge,
+            Err(e) => return failed(Failure::JudgeUnavailable, e.to_string()),
         };
         let full_report = spec.report.as_ref().is_some_and(|r| r.config_map);
         let report = match tokio::time::timeout(
-            self.ctx.config.run_timeout,
+            config.run_timeout,
             run_suite(&compiled, &source, &judge, Timestamp::now(), full_report),
         )
         .await
         {
             Err(_) => {
-                let message = format!(
-                    "still reading after {}s",
-                    self.ctx.config.run_timeout.as_secs()
+                return failed(
+                    Failure::TimedOut,
+                    format!("still reading after {}s", config.run_timeout.as_secs()),
                 );
-                return self.fail(Failure::TimedOut, message).await;
             }
-            Ok(Err(error)) => {
-                let failure = match error {
-                    RunError::Source(_) => Failure::SourceUnavailable,
-                    RunError::Judge(_) => Failure::JudgeUnavailable,
-                };
-                let message = error.to_string();
-                self.event(EventType::Warning, failure.reason(), message.clone())
-                    .await;
-                return self.fail(failure, message).await;
+            Ok(Err(RunError::Source(e))) => {
+                return failed(Failure::SourceUnavailable, e.to_string());
             }
+            Ok(Err(RunError::Judge(e))) => return failed(Failure::JudgeUnavailable, e.to_string()),
             Ok(Ok(report)) => report,
         };
-        // The full report carries ids, keys, scores and diagnostics, never
+        // The report carries ids, keys, scores and diagnostics, never
         // conversation text: it is safe at the default log level.
         tracing::info!(
             target: "kagent_evals::report",
@@ -241,21 +380,74 @@ impl<'a> Execution<'a> {
         );
         if full_report && let Err(error) = self.write_report(&report).await {
             // The run's result does not depend on the opt-in copy.
-            self.event(
-                EventType::Warning,
-                "ReportNotWritten",
-                format!("the full report ConfigMap could not be written: {error}"),
-            )
-            .await;
+            let event = PlannedEvent {
+                warning: true,
+                reason: EventReason::ReportNotWritten,
+                note: format!(
+                    "the full report ConfigMap could not be written: {}",
+                    kube_problem(&error)
+                ),
+                regarding: Regarding::RunAndSuite,
+            };
+            self.publish(&event).await;
         }
-        self.status.judge = report.judge.clone();
-        let outcomes = plan::outcomes(&report);
-        self.finish(outcomes, suite.as_ref()).await
+        Ending::Scored(Box::new(report))
+    }
+
+    /// What the resolver needs from the cluster: the Agent, the namespace's
+    /// labels when the Agent is elsewhere, the Secrets and ModelConfig the
+    /// suite names. Also the Agent's generation, for the run's status.
+    async fn gather(
+        &self,
+        spec: &SuiteSpec,
+        compiled: &CompiledSuite,
+    ) -> Result<(ClusterFacts, Option<i64>), Error> {
+        let mut facts = ClusterFacts {
+            namespace: self.namespace.clone(),
+            ..ClusterFacts::default()
+        };
+        let mut generation = None;
+        if let Some(agent) = &compiled.agent {
+            if let Some(found) = read_agent(self.ctx, agent).await? {
+                generation = found.metadata.generation;
+                facts.agent_spec = found.data.get("spec").cloned();
+            }
+            if agent.namespace != self.namespace {
+                let namespaces: Api<Namespace> = Api::all(self.ctx.client.clone());
+                facts.namespace_labels = Some(match namespaces.get(&self.namespace).await {
+                    Ok(ns) => Ok(ns.metadata.labels.unwrap_or_default().into_iter().collect()),
+                    Err(e) => Err(kube_problem(&e.into())),
+                });
+            }
+        }
+        let needs_judge = compiled.uses_judge();
+        let mut names = referenced_secrets(spec, needs_judge);
+        if let Some(name) = referenced_model_config(spec, needs_judge) {
+            let config = read_model_config(self.ctx, &self.namespace, name).await;
+            let own_key = spec
+                .judge
+                .as_ref()
+                .is_some_and(|j| j.api_key_secret_ref.is_some());
+            if let (Ok(config), false) = (&config, own_key) {
+                names.extend(model_config::key_secret(config).map(|(name, _)| name));
+            }
+            facts.model_config = Some(config);
+        }
+        let secrets: Api<KubeSecret> = Api::namespaced(self.ctx.client.clone(), &self.namespace);
+        for name in names {
+            let data = match secrets.get_opt(&name).await {
+                Ok(Some(secret)) => Ok(secret_data(secret)),
+                Ok(None) => Err("not found".to_string()),
+                Err(e) => Err(kube_problem(&e.into())),
+            };
+            facts.secrets.insert(name, data);
+        }
+        Ok((facts, generation))
     }
 
     /// The full report, conversations included, in a ConfigMap owned by the
     /// run: only where the suite's owner asked for it.
-    async fn write_report(&self, report: &crate::core::suite::report::Report) -> Result<(), Error> {
+    async fn write_report(&self, report: &Report) -> Result<(), Error> {
         /// Below a ConfigMap's 1 MiB limit, with room for metadata.
         const LIMIT: usize = 900 * 1024;
         let mut text = serde_json::to_string_pretty(report).unwrap_or_default();
@@ -264,7 +456,7 @@ impl<'a> Execution<'a> {
         }
         let name = format!("{}-report", self.name);
         let owner = serde_json::json!({
-            "apiVersion": "evals.kagent.dev/v1alpha1",
+            "apiVersion": API_VERSION,
             "kind": "EvalRun",
             "name": self.name,
             "uid": self.run.uid().unwrap_or_default(),
@@ -280,8 +472,7 @@ impl<'a> Execution<'a> {
             },
             "data": {"report.json": text},
         });
-        let api: Api<k8s_openapi::api::core::v1::ConfigMap> =
-            Api::namespaced(self.ctx.client.clone(), &self.namespace);
+        let api: Api<ConfigMap> = Api::namespaced(self.ctx.client.clone(), &self.namespace);
         api.patch(
             &name,
             &PatchParams::apply(MANAGER).force(),
@@ -291,423 +482,106 @@ impl<'a> Execution<'a> {
         Ok(())
     }
 
-    /// Record the suite snapshot, the owner and the labels of a run made by hand.
-    async fn adopt(&self, suite: &EvalSuite, spec: &SuiteSpec) -> Result<(), Error> {
-        let owned = self
-            .run
-            .metadata
-            .owner_references
-            .as_ref()
-            .is_some_and(|o| o.iter().any(|o| o.uid == suite.uid().unwrap_or_default()));
-        if self.run.spec.suite.is_some() && owned {
-            return Ok(());
+    /// Write the run's last status, and publish and count its ending.
+    async fn finish(&mut self, status: EvalRunStatus, ending: Ending) -> Result<(), Error> {
+        if let Ending::Failed { failure, message } = &ending {
+            tracing::warn!(namespace = %self.namespace, run = %self.name, reason = failure.as_str(), "{message}");
         }
-        let trigger = match self.run.spec.trigger.kind {
-            TriggerType::Schedule => "schedule",
-            TriggerType::Manual => "manual",
-        };
-        let patch = serde_json::json!({
-            "apiVersion": "evals.kagent.dev/v1alpha1",
-            "kind": "EvalRun",
-            "metadata": {
-                "labels": {SUITE_LABEL: suite.name_any(), TRIGGER_LABEL: trigger},
-                "ownerReferences": suite.controller_owner_ref(&()).into_iter().collect::<Vec<_>>(),
-            },
-            "spec": {
-                "suiteRef": self.run.spec.suite_ref,
-                "suite": spec,
-            }
-        });
-        self.runs()
-            .patch(
-                &self.name,
-                &PatchParams::apply(MANAGER).force(),
-                &Patch::Apply(&patch),
-            )
-            .await?;
-        Ok(())
-    }
-
-    /// The run's source: the suite's own (credentials from Secrets in its
-    /// namespace) or the operator's default.
-    async fn source(&self, spec: &SuiteSpec) -> Result<AnySource, (Failure, String)> {
-        let config = &self.ctx.config;
-        let kind = spec
-            .source
-            .as_ref()
-            .map(|s| s.kind)
-            .or(config.default_source)
-            .ok_or((
-                Failure::SourceUnavailable,
-                "the suite names no source and the operator has no default".to_string(),
-            ))?;
-        let mut connection = config.defaults.clone();
-        connection.fixture = None;
-        let mut own_credentials = false;
-        if let Some(source) = &spec.source {
-            if kind == SourceKind::Fixture {
-                return Err((Failure::InvalidSpec, "fixture sources are for the command line; in the cluster use kagentPostgres, kagentApi or adkDatabase".into()));
-            }
-            let reference = source
-                .kagent_postgres
-                .as_ref()
-                .and_then(|s| s.url_secret_ref.as_ref())
-                .or(source
-                    .adk_database
-                    .as_ref()
-                    .and_then(|s| s.url_secret_ref.as_ref()));
-            if let Some(reference) = reference {
-                connection.database_url = Some(self.secret(reference).await?);
-                own_credentials = true;
-            }
-            if let Some(api) = &source.kagent_api {
-                connection.api_url = Some(api.url.clone());
-                if let Some(reference) = &api.token_secret_ref {
-                    connection.api_token = Some(self.secret(reference).await?);
-                }
-            }
-        }
-        if spec.agent_ref.is_none() && !own_credentials {
-            return Err((
-                Failure::Forbidden,
-                "a suite without agentRef may only read a source of its own (a Secret in its namespace), not the operator's".into(),
-            ));
-        }
-        open(
-            kind,
-            spec.source.as_ref(),
-            &connection,
-            std::path::Path::new("/"),
-        )
-        .map_err(|e| (Failure::SourceUnavailable, e.to_string()))
-    }
-
-    async fn secret(&self, reference: &SecretKeyRef) -> Result<Secret, (Failure, String)> {
-        if reference
-            .namespace
-            .as_ref()
-            .is_some_and(|n| *n != self.namespace)
-        {
-            return Err((
-                Failure::Forbidden,
-                format!(
-                    "Secret {} is referenced in another namespace; references resolve in {}",
-                    reference.name, self.namespace
-                ),
-            ));
-        }
-        let secrets: Api<KubeSecret> = Api::namespaced(self.ctx.client.clone(), &self.namespace);
-        let unavailable = |why: String| {
-            (
-                Failure::SourceUnavailable,
-                format!("Secret {}/{}: {why}", self.namespace, reference.name),
-            )
-        };
-        let secret = secrets
-            .get_opt(&reference.name)
-            .await
-            .map_err(|e| unavailable(e.to_string()))?
-            .ok_or_else(|| unavailable("not found".into()))?;
-        let bytes = secret
-            .data
-            .as_ref()
-            .and_then(|d| d.get(&reference.key))
-            .ok_or_else(|| unavailable(format!("has no key {}", reference.key)))?;
-        String::from_utf8(bytes.0.clone())
-            .map(Secret::new)
-            .map_err(|_| unavailable(format!("key {} is not text", reference.key)))
-    }
-
-    /// The suite's judge: its own settings, filled in from a kagent
-    /// ModelConfig where it names one. Everything resolves in the suite's
-    /// namespace.
-    async fn judge(&self, spec: &SuiteSpec) -> Result<Option<OpenAiJudge>, (Failure, String)> {
-        let Some(settings) = &spec.judge else {
-            return Ok(None);
-        };
-        let unavailable = |message: String| (Failure::JudgeUnavailable, message);
-        let mut url = settings.url.clone();
-        let mut model = settings.model.clone();
-        let mut key = settings.api_key_secret_ref.clone();
-        if let Some(reference) = &settings.model_config_ref {
-            let config = read_model_config(self.ctx, &self.namespace, &reference.name)
-                .await
-                .map_err(|e| {
-                    unavailable(format!(
-                        "ModelConfig {}/{}: {e}",
-                        self.namespace, reference.name
-                    ))
-                })?;
-            let text = |pointer: &str| {
-                config
-                    .pointer(pointer)
-                    .and_then(|v| v.as_str())
-                    .map(String::from)
-            };
-            url = url
-                .or_else(|| text("/openAI/baseUrl"))
-                .or_else(|| Some(OPENAI_URL.to_string()));
-            model = model.or_else(|| text("/model"));
-            key = key.or_else(|| {
-                Some(SecretKeyRef {
-                    name: text("/apiKeySecret")?,
-                    key: text("/apiKeySecretKey")?,
-                    namespace: None,
-                })
-            });
-        }
-        let api_key = match &key {
-            Some(reference) => Some(self.secret(reference).await.map_err(
-                |(failure, message)| match failure {
-                    Failure::Forbidden => (failure, message),
-                    _ => unavailable(message),
-                },
-            )?),
-            None => None,
-        };
-        configure(Some(settings), url, model, api_key)
-            .map_err(|e| (Failure::InvalidSpec, e.to_string()))
-    }
-
-    fn set_conditions(&mut self, wants: &[Want]) {
-        self.status.conditions = conditions::merge(
-            &self.status.conditions,
-            wants,
+        let finished = run_decision::finish(
+            &status,
             self.run.metadata.generation,
+            ending,
             Timestamp::now(),
         );
-    }
-
-    async fn write(&self) -> Result<(), Error> {
-        let patch = serde_json::json!({
-            "apiVersion": "evals.kagent.dev/v1alpha1",
-            "kind": "EvalRun",
-            "status": self.status,
-        });
-        match self
-            .runs()
-            .patch_status(
-                &self.name,
-                &PatchParams::apply(MANAGER).force(),
-                &Patch::Apply(&patch),
-            )
-            .await
-        {
-            // Deleted meanwhile (Replace, or pruned): nothing to report to.
-            Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
-            other => other.map(|_| ()).map_err(Error::from),
-        }
-    }
-
-    async fn event(&self, type_: EventType, reason: &str, note: String) {
-        self.ctx
-            .event(&self.reference, type_, reason, note.clone())
-            .await;
-        if let Some(suite) = &self.suite_reference {
-            self.ctx
-                .event(suite, type_, reason, format!("{}: {note}", self.name))
-                .await;
-        }
-    }
-
-    fn suite_labels(&self) -> SuiteLabels {
-        SuiteLabels {
+        self.write(&finished.status, None).await?;
+        let labels = SuiteLabels {
             namespace: self.namespace.clone(),
             suite: self.run.spec.suite_ref.name.clone(),
-        }
-    }
-
-    fn count(&self, result: &str) {
-        let labels = self.suite_labels();
+        };
         self.ctx
             .metrics
             .runs
             .get_or_create(&RunLabels {
                 namespace: labels.namespace.clone(),
                 suite: labels.suite.clone(),
-                result: result.into(),
+                result: finished.result,
             })
             .inc();
-        if let Some(start) = &self.status.start_time {
-            let seconds = Timestamp::now()
-                .duration_since(start.0)
-                .as_secs_f64()
-                .max(0.0);
+        if let Some(seconds) = finished.seconds {
             self.ctx
                 .metrics
                 .run_duration
                 .get_or_create(&labels)
                 .observe(seconds);
         }
-        self.ctx
-            .metrics
-            .last_run_passed
-            .get_or_create(&labels)
-            .set(i64::from(result == "Succeeded"));
-    }
-
-    async fn fail(mut self, failure: Failure, message: String) -> Result<(), Error> {
-        tracing::warn!(namespace = %self.namespace, run = %self.name, reason = failure.reason(), "{message}");
-        self.status.phase = Some(Phase::Error);
-        self.status.message = Some(message.clone());
-        self.status.completion_time = Some(Time(Timestamp::now()));
-        self.set_conditions(&[
-            Want {
-                type_: "Complete",
-                status: true,
-                reason: failure.reason(),
-                message: message.clone(),
-            },
-            Want {
-                type_: "Passed",
-                status: false,
-                reason: failure.reason(),
-                message,
-            },
-        ]);
-        self.count("Error");
-        self.write().await
-    }
-
-    async fn finish(mut self, outcomes: Outcomes, suite: Option<&EvalSuite>) -> Result<(), Error> {
-        let summary = format!("{}/{}", outcomes.cases.passed, outcomes.cases.total);
-        let (reason, passed) = match outcomes.phase {
-            Phase::Succeeded => ("Passed", true),
-            Phase::Error => ("EvaluatorError", false),
-            _ => ("Failed", false),
-        };
-        let message = match (&outcomes.worst, outcomes.phase) {
-            (Some(worst), Phase::Failed | Phase::Error) => {
-                format!("{summary} cases passed; {worst}")
-            }
-            _ => format!(
-                "{summary} cases passed over {} session(s)",
-                outcomes.sessions
-            ),
-        };
-        self.status.phase = Some(outcomes.phase);
-        self.status.message = (outcomes.phase != Phase::Succeeded).then(|| message.clone());
-        self.status.completion_time = Some(Time(Timestamp::now()));
-        self.status.sessions_evaluated = Some(outcomes.sessions);
-        self.status.summary = Some(summary);
-        self.status.pass_rate = outcomes.pass_rate;
-        self.status.results = outcomes.results.clone();
-        self.status.results_truncated = outcomes.truncated;
-        self.status.cases = Some(outcomes.cases.clone());
-        self.set_conditions(&[
-            Want {
-                type_: "Complete",
-                status: true,
-                reason: if outcomes.phase == Phase::Error {
-                    "EvaluatorError"
-                } else {
-                    "Finished"
-                },
-                message: message.clone(),
-            },
-            Want {
-                type_: "Passed",
-                status: passed,
-                reason,
-                message: message.clone(),
-            },
-        ]);
-        self.write().await?;
-        for result in &outcomes.results {
-            let labels = CaseLabels {
-                namespace: self.namespace.clone(),
-                suite: self.run.spec.suite_ref.name.clone(),
-                case: result.name.clone(),
-            };
-            self.ctx
-                .metrics
-                .case_passed
-                .get_or_create(&labels)
-                .set(i64::from(result.outcome == "Passed"));
+        for event in &finished.events {
+            self.publish(event).await;
         }
-        self.count(match outcomes.phase {
-            Phase::Succeeded => "Succeeded",
-            Phase::Failed => "Failed",
-            _ => "Error",
-        });
-        match outcomes.phase {
-            Phase::Succeeded => {
-                self.event(EventType::Normal, "EvalRunPassed", message)
-                    .await
-            }
-            Phase::Error => {
-                self.event(EventType::Warning, "EvalRunError", message)
-                    .await
-            }
-            _ => {
-                self.event(EventType::Warning, "EvalRunFailed", message)
-                    .await
-            }
+        if let Some(event) = self.regression(&finished.status) {
+            self.publish(&event).await;
         }
-        self.detect_regression(suite).await
-    }
-
-    /// Cases that passed in the suite's previous run and fail now.
-    async fn detect_regression(&self, suite: Option<&EvalSuite>) -> Result<(), Error> {
-        let Some(previous) = suite
-            .and_then(|s| s.status.as_ref())
-            .and_then(|s| s.last_run.as_ref())
-            .filter(|l| l.name != self.name)
-        else {
-            return Ok(());
-        };
-        let Some(before) = self.runs().get_opt(&previous.name).await? else {
-            return Ok(());
-        };
-        let before_status = before.status.clone().unwrap_or_default();
-        let passed_before: Vec<&str> = before_status
-            .results
-            .iter()
-            .filter(|r| r.outcome == "Passed")
-            .map(|r| r.name.as_str())
-            .collect();
-        let regressed: Vec<&str> = self
-            .status
-            .results
-            .iter()
-            .filter(|r| r.outcome != "Passed" && passed_before.contains(&r.name.as_str()))
-            .map(|r| r.name.as_str())
-            .collect();
-        if regressed.is_empty() {
-            return Ok(());
-        }
-        let describe = |a: &Option<AgentSnapshot>| match a {
-            Some(a) => format!(
-                "generation {}, fingerprint {}",
-                a.generation.map_or("?".into(), |g| g.to_string()),
-                a.fingerprint.as_deref().unwrap_or("?")
-            ),
-            None => "unknown".into(),
-        };
-        let change = if before_status.agent == self.status.agent {
-            format!(
-                "the Agent's spec is unchanged ({}): the model or its tools behave differently",
-                describe(&self.status.agent)
-            )
-        } else {
-            format!(
-                "the Agent's spec changed since: {} -> {}",
-                describe(&before_status.agent),
-                describe(&self.status.agent)
-            )
-        };
-        let note = format!(
-            "case(s) {} passed in {} and fail now; {change}",
-            regressed.join(", "),
-            previous.name
-        );
-        self.event(EventType::Warning, "RegressionDetected", note)
-            .await;
         Ok(())
+    }
+
+    /// A regression against the suite's previous finished run, if any.
+    fn regression(&self, status: &EvalRunStatus) -> Option<PlannedEvent> {
+        let current = RunFacts {
+            name: &self.name,
+            status,
+            suite_generation: self.run.spec.suite_generation,
+        };
+        let completed = |r: &EvalRun| r.status.as_ref().and_then(|s| s.completion_time.clone());
+        let runs = self.ctx.runs.state();
+        let previous = runs
+            .iter()
+            .filter(|r| {
+                r.namespace().as_deref() == Some(self.namespace.as_str())
+                    && r.spec.suite_ref.name == self.run.spec.suite_ref.name
+                    && r.name_any() != self.name
+                    && is_done(r)
+            })
+            .max_by_key(|r| (completed(r).map(|t| t.0), r.name_any()))?;
+        let previous_status = previous.status.clone().unwrap_or_default();
+        let previous_name = previous.name_any();
+        run_decision::regression(
+            RunFacts {
+                name: &previous_name,
+                status: &previous_status,
+                suite_generation: previous.spec.suite_generation,
+            },
+            current,
+        )
     }
 }
 
-/// The evaluated Agent, read only; `None` when it (or its CRD) is absent.
+/// A Secret's keys, those that are not text marked as such.
+fn secret_data(secret: KubeSecret) -> SecretData {
+    secret
+        .data
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(key, bytes)| (key, String::from_utf8(bytes.0).ok().map(Secret::new)))
+        .collect()
+}
+
+/// A Kubernetes error as one short line for a status or an Event: the
+/// verb's answer, never the response dumped whole.
+fn kube_problem(error: &Error) -> String {
+    match error {
+        Error::Kube(kube::Error::Api(e)) if e.code == 403 => {
+            format!(
+                "forbidden: the operator's service account may not read it ({})",
+                e.message
+            )
+        }
+        Error::Kube(kube::Error::Api(e)) if e.code == 404 => "not found".into(),
+        Error::Kube(kube::Error::Api(e)) => format!("{} ({}): {}", e.reason, e.code, e.message),
+        other => other.to_string(),
+    }
+}
+
+/// The evaluated Agent, read only; `None` when it (or its CRD) is absent or
+/// may not be read.
 async fn read_agent(ctx: &Context, agent: &AgentRef) -> Result<Option<DynamicObject>, Error> {
     let resource = ApiResource::from_gvk(&GroupVersionKind::gvk("kagent.dev", "v1alpha2", "Agent"));
     let api: Api<DynamicObject> =
@@ -719,10 +593,7 @@ async fn read_agent(ctx: &Context, agent: &AgentRef) -> Result<Option<DynamicObj
     }
 }
 
-/// Where a ModelConfig without `openAI.baseUrl` sends requests.
-const OPENAI_URL: &str = "https://api.openai.com/v1";
-
-/// The `spec` of a kagent ModelConfig.
+/// The `spec` of a kagent ModelConfig, or why it could not be read.
 async fn read_model_config(
     ctx: &Context,
     namespace: &str,
@@ -737,7 +608,7 @@ async fn read_model_config(
     match api.get_opt(name).await {
         Ok(Some(config)) => Ok(config.data.get("spec").cloned().unwrap_or_default()),
         Ok(None) => Err("not found".into()),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(kube_problem(&e.into())),
     }
 }
 

@@ -6,8 +6,8 @@ use super::controlplane::ControlPlane;
 use super::postgres::{SeedSession, TestDatabase};
 use kagent_evals::k8s::controller::{self, ControllerConfig};
 use kagent_evals::k8s::crd::{EvalRun, EvalSuite};
+use kagent_evals::resolve::{Defaults, Party};
 use kagent_evals::source::Secret;
-use kagent_evals::source::open::Connection;
 use kube::Api;
 use kube::api::{ListParams, Patch, PatchParams};
 use serde_json::{Value, json};
@@ -57,11 +57,11 @@ pub fn config(namespace: &str, identity: &str, database_url: Option<&str>) -> Co
         lease_name: "kagent-evals-controller".into(),
         lease_seconds: 4,
         watch_namespace: Some(namespace.into()),
-        default_source: database_url
-            .map(|_| kagent_evals::core::suite::spec::SourceKind::KagentPostgres),
-        defaults: Connection {
+        defaults: Defaults {
+            source: database_url
+                .map(|_| kagent_evals::core::suite::spec::SourceKind::KagentPostgres),
             database_url: database_url.map(Secret::new),
-            ..Connection::default()
+            ..Defaults::new(Party::Operator)
         },
         ..ControllerConfig::default()
     }
@@ -205,7 +205,7 @@ pub async fn finished(
             return None;
         };
         seen.store(true, std::sync::atomic::Ordering::SeqCst);
-        kagent_evals::k8s::controller::plan::is_done(&run).then_some(run)
+        kagent_evals::k8s::controller::suite_decision::is_done(&run).then_some(run)
     })
     .await
 }

@@ -1,0 +1,323 @@
+//! The run reconciler's decisions with an injected clock, no API server.
+
+use super::*;
+use crate::core::suite::report::{CaseReport, Summary};
+
+fn t(s: &str) -> Timestamp {
+    s.parse().unwrap()
+}
+
+fn running(executor: &str, heartbeat: &str, attempts: u32) -> EvalRunStatus {
+    EvalRunStatus {
+        phase: Some(Phase::Running),
+        attempts: Some(attempts),
+        executor: Some(Executor {
+            identity: executor.into(),
+            heartbeat_time: Time(t(heartbeat)),
+        }),
+        ..EvalRunStatus::default()
+    }
+}
+
+#[test]
+fn a_new_run_is_executed_as_the_first_attempt() {
+    let start = start(
+        &EvalRunStatus::default(),
+        "a",
+        t("2026-12-02T10:00:00Z"),
+        SignedDuration::from_secs(45),
+        3,
+    );
+    assert_eq!(
+        start,
+        Start::Execute {
+            attempt: 1,
+            resumed: false
+        }
+    );
+}
+
+#[test]
+fn a_run_another_replica_keeps_alive_is_left_to_it() {
+    let now = t("2026-12-02T10:00:30Z");
+    let status = running("b", "2026-12-02T10:00:20Z", 1);
+    assert_eq!(
+        start(&status, "a", now, SignedDuration::from_secs(45), 3),
+        Start::Wait(Duration::from_secs(35))
+    );
+    // Silent for longer than the stale interval: taken over, as a resumption.
+    let stale = running("b", "2026-12-02T09:59:00Z", 1);
+    assert_eq!(
+        start(&stale, "a", now, SignedDuration::from_secs(45), 3),
+        Start::Execute {
+            attempt: 2,
+            resumed: true
+        }
+    );
+    // This replica's own run, found Running after a restart: resumed at once.
+    let mine = running("a", "2026-12-02T10:00:20Z", 1);
+    assert_eq!(
+        start(&mine, "a", now, SignedDuration::from_secs(45), 3),
+        Start::Execute {
+            attempt: 2,
+            resumed: true
+        }
+    );
+    let worn = running("a", "2026-12-02T10:00:20Z", 3);
+    assert_eq!(
+        start(&worn, "a", now, SignedDuration::from_secs(45), 3),
+        Start::GiveUp { attempts: 3 }
+    );
+}
+
+#[test]
+fn a_claimed_run_carries_the_generation_it_was_claimed_at() {
+    let now = t("2026-12-02T10:00:00Z");
+    let claimed = claimed(&EvalRunStatus::default(), 1, false, "a", Some(2), now);
+    assert_eq!(claimed.phase, Some(Phase::Running));
+    assert_eq!(claimed.executor.as_ref().unwrap().identity, "a");
+    let complete = conditions::find(&claimed.conditions, ConditionType::Complete).unwrap();
+    assert_eq!(
+        (complete.status.as_str(), complete.observed_generation),
+        ("False", Some(2))
+    );
+    assert_eq!(claimed.message, None);
+    let resumed = super::claimed(&claimed, 2, true, "b", Some(2), now);
+    assert_eq!(
+        resumed.start_time, claimed.start_time,
+        "the first start is kept"
+    );
+    assert!(resumed.message.unwrap().contains("resumed"));
+}
+
+fn report(cases: &[(&str, Outcome)]) -> Report {
+    let mut summary = Summary {
+        cases: cases.len(),
+        sessions: 1,
+        ..Summary::default()
+    };
+    for (_, outcome) in cases {
+        match outcome {
+            Outcome::Passed => summary.passed += 1,
+            Outcome::Error => summary.errors += 1,
+            _ => summary.failed += 1,
+        }
+    }
+    Report {
+        suite: "s".into(),
+        passed: summary.passed == summary.cases,
+        summary,
+        judge: None,
+        cases: cases
+            .iter()
+            .map(|(name, outcome)| CaseReport {
+                name: name.to_string(),
+                passed: *outcome == Outcome::Passed,
+                outcome: *outcome,
+                pass_rate: None,
+                min_pass_rate: 1.0,
+                session_count: 0,
+                failed_sessions: 0,
+                notes: vec![],
+                sessions: vec![],
+                sessions_omitted: 0,
+            })
+            .collect(),
+    }
+}
+
+fn claimed_at(generation: i64) -> EvalRunStatus {
+    claimed(
+        &EvalRunStatus::default(),
+        1,
+        false,
+        "a",
+        Some(generation),
+        t("2026-12-02T10:00:00Z"),
+    )
+}
+
+#[test]
+fn a_passing_run_ends_succeeded_with_both_conditions_at_its_generation() {
+    let done = finish(
+        &claimed_at(2),
+        Some(2),
+        Ending::Scored(Box::new(report(&[("a", Outcome::Passed)]))),
+        t("2026-12-02T10:00:05Z"),
+    );
+    assert_eq!(done.result, RunResult::Passed);
+    assert_eq!(done.status.phase, Some(Phase::Succeeded));
+    assert_eq!(done.status.executor, None);
+    assert_eq!(done.seconds, Some(5.0));
+    for type_ in [ConditionType::Complete, ConditionType::Passed] {
+        let c = conditions::find(&done.status.conditions, type_).unwrap();
+        assert_eq!(
+            (c.status.as_str(), c.observed_generation),
+            ("True", Some(2)),
+            "{type_:?}"
+        );
+    }
+    assert_eq!(done.events.len(), 1);
+    assert_eq!(done.events[0].reason, EventReason::EvalRunPassed);
+    assert!(!done.events[0].warning);
+}
+
+#[test]
+fn a_failed_case_wins_over_one_that_could_not_be_done() {
+    let done = finish(
+        &claimed_at(1),
+        Some(1),
+        Ending::Scored(Box::new(report(&[
+            ("a", Outcome::Error),
+            ("b", Outcome::Failed),
+        ]))),
+        t("2026-12-02T10:00:05Z"),
+    );
+    assert_eq!(done.result, RunResult::Failed);
+    let errored = finish(
+        &claimed_at(1),
+        Some(1),
+        Ending::Scored(Box::new(report(&[
+            ("a", Outcome::Error),
+            ("b", Outcome::Passed),
+        ]))),
+        t("2026-12-02T10:00:05Z"),
+    );
+    assert_eq!(errored.result, RunResult::Error);
+    assert_eq!(
+        errored.events[0].reason,
+        EventReason::Failure(Failure::EvaluatorError)
+    );
+    let complete = conditions::find(&errored.status.conditions, ConditionType::Complete).unwrap();
+    assert_eq!(complete.reason, "EvaluatorError");
+}
+
+#[test]
+fn every_failure_gets_a_warning_event_and_its_reason() {
+    let done = finish(
+        &claimed_at(1),
+        Some(1),
+        Ending::Failed {
+            failure: Failure::JudgeUnavailable,
+            message: "spec.judge.apiKeySecretRef: Secret team/key: forbidden".into(),
+        },
+        t("2026-12-02T10:00:05Z"),
+    );
+    assert_eq!(done.status.phase, Some(Phase::Error));
+    assert_eq!(
+        done.events[0].reason,
+        EventReason::Failure(Failure::JudgeUnavailable)
+    );
+    assert!(done.events[0].warning);
+    assert_eq!(done.events[0].regarding, Regarding::RunAndSuite);
+    let passed = conditions::find(&done.status.conditions, ConditionType::Passed).unwrap();
+    assert_eq!(
+        (passed.status.as_str(), passed.reason.as_str()),
+        ("False", "JudgeUnavailable")
+    );
+    assert_eq!(
+        done.status.message.as_deref(),
+        Some("spec.judge.apiKeySecretRef: Secret team/key: forbidden")
+    );
+}
+
+fn with_results(
+    results: &[(&str, Outcome)],
+    agent: Option<(i64, &str)>,
+    source: &str,
+) -> EvalRunStatus {
+    EvalRunStatus {
+        results: results
+            .iter()
+            .map(|(name, outcome)| CaseResult {
+                name: name.to_string(),
+                outcome: *outcome,
+                pass_rate: None,
+                sessions: 1,
+                failed_sessions: 0,
+                message: None,
+            })
+            .collect(),
+        agent: agent.map(|(generation, fingerprint)| AgentSnapshot {
+            name: "team/weather".into(),
+            generation: Some(generation),
+            fingerprint: Some(fingerprint.into()),
+        }),
+        source: Some(source.into()),
+        ..EvalRunStatus::default()
+    }
+}
+
+fn cause(previous: (&EvalRunStatus, i64), current: (&EvalRunStatus, i64)) -> Option<String> {
+    regression(
+        RunFacts {
+            name: "run-1",
+            status: previous.0,
+            suite_generation: Some(previous.1),
+        },
+        RunFacts {
+            name: "run-2",
+            status: current.0,
+            suite_generation: Some(current.1),
+        },
+    )
+    .map(|e| e.note)
+}
+
+#[test]
+fn a_regression_names_what_changed() {
+    let before = with_results(
+        &[("a", Outcome::Passed), ("b", Outcome::Passed)],
+        Some((3, "f1")),
+        "db",
+    );
+    let failing = with_results(
+        &[("a", Outcome::Failed), ("b", Outcome::Passed)],
+        Some((3, "f1")),
+        "db",
+    );
+    let note = cause((&before, 1), (&failing, 1)).unwrap();
+    assert!(
+        note.starts_with("case(s) a passed in run-1 and fail now; nothing known changed"),
+        "{note}"
+    );
+    assert!(
+        note.contains("the model or its tools behave differently"),
+        "{note}"
+    );
+
+    let suite_changed = cause((&before, 1), (&failing, 2)).unwrap();
+    assert!(
+        suite_changed.contains("changed since: the suite (generation 1 -> 2)"),
+        "{suite_changed}"
+    );
+
+    let agent_changed = with_results(&[("a", Outcome::Failed)], Some((4, "f2")), "db");
+    let both = cause((&before, 1), (&agent_changed, 2)).unwrap();
+    assert!(both.contains("the suite (generation 1 -> 2), the Agent (generation 3, fingerprint f1 -> generation 4, fingerprint f2)"), "{both}");
+
+    let moved = with_results(&[("a", Outcome::Failed)], Some((3, "f1")), "api");
+    let source = cause((&before, 1), (&moved, 1)).unwrap();
+    assert!(
+        source.contains("changed since: the source (db -> api)"),
+        "{source}"
+    );
+
+    let quiet = with_results(
+        &[("a", Outcome::NoSessions), ("b", Outcome::Passed)],
+        Some((3, "f1")),
+        "db",
+    );
+    let empty = cause((&before, 1), (&quiet, 1)).unwrap();
+    assert!(
+        empty.contains("case(s) a passed in run-1 and now found no sessions"),
+        "{empty}"
+    );
+    assert!(!empty.contains("behave differently"), "{empty}");
+
+    assert_eq!(
+        cause((&failing, 1), (&before, 1)),
+        None,
+        "a recovery is no regression"
+    );
+}

@@ -1,0 +1,548 @@
+//! The EvalSuite reconciler's decisions, as pure functions of the suite, its
+//! runs and the time: validity, what the schedule asks for (CronJob's
+//! semantics), which runs history keeps, the suite's health and status, and
+//! the Events and metrics that go with them.
+
+use super::{PlannedEvent, Regarding};
+use crate::core::schedule::{Due, Schedule, due};
+use crate::core::suite::compile::compile;
+use crate::core::suite::spec::{ConcurrencyPolicy, SuiteSpec};
+use crate::k8s::conditions::{self, Want};
+use crate::k8s::crd::{
+    EvalRun, EvalRunSpec, EvalSuite, EvalSuiteStatus, Health, LastRun, Phase, RecentResult,
+    RunReference, SuiteRef, Trigger, TriggerType,
+};
+use crate::k8s::vocabulary::{ConditionType, EventReason, Failure, Reason, RunResult};
+use jiff::{SignedDuration, Timestamp};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use kube::{Resource, ResourceExt};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+pub const SUITE_LABEL: &str = "evals.kagent.dev/suite";
+pub const TRIGGER_LABEL: &str = "evals.kagent.dev/trigger";
+
+/// Longest wait before looking at a suite again, whatever its schedule.
+pub const RESYNC: Duration = Duration::from_secs(300);
+
+/// How soon to look again while a run is active: the shared run cache is
+/// fed by another watch than the one that wakes this reconciler, so a run's
+/// end may reach the cache a moment after the suite was woken for it.
+pub const WHILE_ACTIVE: Duration = Duration::from_secs(5);
+
+/// Results kept for health, oldest first.
+pub const HEALTH_WINDOW: usize = 20;
+
+/// How a finished run went; `None` while it runs.
+pub fn result_of(run: &EvalRun) -> Option<RunResult> {
+    match run.status.as_ref().and_then(|s| s.phase)? {
+        Phase::Succeeded => Some(RunResult::Passed),
+        Phase::Failed => Some(RunResult::Failed),
+        Phase::Error => Some(RunResult::Error),
+        Phase::Pending | Phase::Running => None,
+    }
+}
+
+/// Whether a run has ended: Succeeded, Failed or Error.
+pub fn is_done(run: &EvalRun) -> bool {
+    result_of(run).is_some()
+}
+
+fn completed(run: &EvalRun) -> Timestamp {
+    run.status
+        .as_ref()
+        .and_then(|s| s.completion_time.as_ref())
+        .map(|t| t.0)
+        .or(run.metadata.creation_timestamp.as_ref().map(|t| t.0))
+        .unwrap_or(Timestamp::UNIX_EPOCH)
+}
+
+/// What to do about a suite's schedule now.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tick {
+    /// Create the run of this slot.
+    pub create: Option<Timestamp>,
+    /// Delete the active runs first (Replace).
+    pub replace_active: bool,
+    /// This slot was skipped: past the starting deadline.
+    pub missed: Option<Timestamp>,
+    /// Earlier slots passed over since the last run (a controller outage).
+    pub passed_over: usize,
+    /// A run is due but one is active and the policy is Forbid.
+    pub forbidden: bool,
+    /// When to look again.
+    pub next: Option<Timestamp>,
+}
+
+/// CronJob's semantics for one suite. `last` is the latest slot a run was
+/// created for or skipped, `active` the number of unfinished runs.
+pub fn tick(
+    schedule: Option<&Schedule>,
+    spec: &SuiteSpec,
+    last: Option<Timestamp>,
+    created: Timestamp,
+    active: usize,
+    now: Timestamp,
+) -> Tick {
+    let Some(schedule) = schedule else {
+        return Tick::default();
+    };
+    if spec.suspend {
+        return Tick {
+            next: schedule.next_after(now),
+            ..Tick::default()
+        };
+    }
+    let deadline = spec
+        .starting_deadline_seconds
+        .map(SignedDuration::from_secs);
+    match due(schedule, last, created, now, deadline) {
+        Due::Wait { next } => Tick {
+            next,
+            ..Tick::default()
+        },
+        Due::TooLate { slot, next } => Tick {
+            missed: Some(slot),
+            next,
+            ..Tick::default()
+        },
+        Due::Start { slot, missed, next } => match (spec.concurrency_policy, active) {
+            (ConcurrencyPolicy::Forbid, n) if n > 0 => Tick {
+                forbidden: true,
+                // Look again soon: the slot runs once the active run ends,
+                // unless the deadline passes first.
+                next: Some(now + SignedDuration::from_secs(15)),
+                ..Tick::default()
+            },
+            (policy, n) => Tick {
+                create: Some(slot),
+                replace_active: policy == ConcurrencyPolicy::Replace && n > 0,
+                passed_over: missed,
+                next,
+                ..Tick::default()
+            },
+        },
+    }
+}
+
+/// The name of a scheduled run: the same slot always gives the same name,
+/// so a second replica or a restart meets AlreadyExists, not a second run.
+pub fn run_name(suite: &str, slot: Timestamp) -> String {
+    let minutes = slot.as_second().div_euclid(60);
+    let suffix = format!("-{minutes}");
+    let keep = 63 - suffix.len();
+    format!(
+        "{}{suffix}",
+        &suite[..suite.len().min(keep)].trim_end_matches(['-', '.'])
+    )
+}
+
+/// A finished scheduled run as history sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finished {
+    pub name: String,
+    pub succeeded: bool,
+    pub completed: Timestamp,
+}
+
+/// The runs to delete: beyond the newest `keep_succeeded` succeeded runs and
+/// the newest `keep_failed` failed or errored runs.
+pub fn prune(finished: &[Finished], keep_succeeded: usize, keep_failed: usize) -> Vec<String> {
+    let mut by_age: Vec<&Finished> = finished.iter().collect();
+    by_age.sort_by(|a, b| {
+        b.completed
+            .cmp(&a.completed)
+            .then_with(|| b.name.cmp(&a.name))
+    });
+    let (mut succeeded, mut failed) = (0, 0);
+    by_age
+        .into_iter()
+        .filter(|run| {
+            let (count, keep) = if run.succeeded {
+                (&mut succeeded, keep_succeeded)
+            } else {
+                (&mut failed, keep_failed)
+            };
+            *count += 1;
+            *count > keep
+        })
+        .map(|run| run.name.clone())
+        .collect()
+}
+
+/// Pass rate and flip rate over recent results.
+pub fn health(results: &[RunResult]) -> Option<Health> {
+    if results.is_empty() {
+        return None;
+    }
+    let passed = results.iter().filter(|r| **r == RunResult::Passed).count();
+    let flips = results.windows(2).filter(|w| w[0] != w[1]).count();
+    Some(Health {
+        runs: results.len() as u32,
+        pass_rate: passed as f64 / results.len() as f64,
+        flip_rate: if results.len() > 1 {
+            flips as f64 / (results.len() - 1) as f64
+        } else {
+            0.0
+        },
+    })
+}
+
+/// Seconds between the next two slots of a schedule, for staleness alerts.
+fn interval(schedule: &Schedule, now: Timestamp) -> Option<i64> {
+    let first = schedule.next_after(now)?;
+    let second = schedule.next_after(first)?;
+    Some(second.as_second() - first.as_second())
+}
+
+/// The gauges of one suite, from its latest finished run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SuiteMetrics {
+    pub last_run_passed: Option<bool>,
+    pub last_success: Option<i64>,
+    pub schedule_interval: Option<i64>,
+    /// Each case of the latest run, and whether it passed.
+    pub cases: Vec<(String, bool)>,
+}
+
+/// Everything a suite reconcile does, decided up front.
+#[derive(Clone, Debug)]
+pub struct SuiteDecision {
+    pub status: EvalSuiteStatus,
+    /// Runs to stop and delete for a newer one (concurrencyPolicy Replace).
+    pub replace: Vec<String>,
+    /// The scheduled run to create.
+    pub create: Option<EvalRun>,
+    /// Finished scheduled runs beyond the history limits.
+    pub prune: Vec<String>,
+    /// Events about the suite.
+    pub events: Vec<PlannedEvent>,
+    /// Published only when `create` was created (not AlreadyExists).
+    pub created_event: Option<PlannedEvent>,
+    pub metrics: SuiteMetrics,
+    pub requeue: Duration,
+}
+
+/// Decide what a suite needs now, given its runs (from the shared store).
+pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDecision {
+    let namespace = suite.namespace().unwrap_or_default();
+    let name = suite.name_any();
+    let spec = &suite.spec.suite;
+    let old = suite.status.clone().unwrap_or_default();
+    let mut status = EvalSuiteStatus {
+        observed_generation: suite.metadata.generation,
+        ..old.clone()
+    };
+    let mut events = Vec::new();
+    let suite_event = |warning, reason, note: String, related_run: Option<String>| PlannedEvent {
+        warning,
+        reason,
+        note,
+        regarding: Regarding::Suite { related_run },
+    };
+    let created = suite
+        .metadata
+        .creation_timestamp
+        .as_ref()
+        .map_or(now, |t| t.0);
+    let compiled = compile(&name, spec, "spec", &namespace);
+    let mut active: Vec<&EvalRun> = runs.iter().copied().filter(|r| !is_done(r)).collect();
+    let (mut replace, mut create, mut created_event, mut next) = (Vec::new(), None, None, None);
+    if let Ok(compiled) = &compiled {
+        let last = [
+            old.last_schedule_time.as_ref(),
+            old.last_missed_time.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|t| t.0)
+        .max();
+        let tick = tick(
+            compiled.schedule.as_ref(),
+            spec,
+            last,
+            created,
+            active.len(),
+            now,
+        );
+        next = tick.next;
+        if tick.replace_active {
+            for run in active.drain(..) {
+                let run_name = run.name_any();
+                events.push(suite_event(
+                    false,
+                    EventReason::EvalRunReplaced,
+                    format!(
+                        "stopped {run_name} for a newer scheduled run (concurrencyPolicy Replace)"
+                    ),
+                    Some(run_name.clone()),
+                ));
+                replace.push(run_name);
+            }
+        }
+        if let Some(slot) = tick.create {
+            let run = scheduled_run(suite, slot);
+            let run_name = run.name_any();
+            created_event = Some(suite_event(
+                false,
+                EventReason::EvalRunCreated,
+                format!("created {run_name} for {slot}"),
+                Some(run_name),
+            ));
+            create = Some(run);
+            status.last_schedule_time = Some(Time(slot));
+        }
+        if tick.passed_over > 0 {
+            events.push(suite_event(
+                true,
+                EventReason::MissedSchedules,
+                format!("{} earlier slot(s) passed while no controller was leading; only the latest ran", tick.passed_over),
+                None,
+            ));
+        }
+        if let Some(slot) = tick.missed
+            && old.last_missed_time.as_ref().map(|t| t.0) != Some(slot)
+        {
+            status.last_missed_time = Some(Time(slot));
+            events.push(suite_event(
+                true,
+                EventReason::MissedSchedule,
+                format!("the run for {slot} could not start within startingDeadlineSeconds and was skipped"),
+                None,
+            ));
+        }
+    }
+
+    let mut finished: Vec<&EvalRun> = runs.iter().copied().filter(|r| is_done(r)).collect();
+    finished.sort_by_key(|r| (completed(r), r.name_any()));
+    record_results(&mut status, &old, &finished);
+    // Runs made by hand are their makers' to delete; history limits keep
+    // the schedule's runs in check.
+    let history: Vec<Finished> = finished
+        .iter()
+        .filter(|r| r.spec.trigger.kind == TriggerType::Schedule)
+        .map(|r| Finished {
+            name: r.name_any(),
+            succeeded: result_of(r) == Some(RunResult::Passed),
+            completed: completed(r),
+        })
+        .collect();
+    let prune = prune(
+        &history,
+        spec.successful_runs_history_limit.unwrap_or(3) as usize,
+        spec.failed_runs_history_limit.unwrap_or(1) as usize,
+    );
+    let active_names: BTreeSet<String> = active
+        .iter()
+        .map(|r| r.name_any())
+        .chain(create.as_ref().map(ResourceExt::name_any))
+        .collect();
+    status.active = active_names
+        .into_iter()
+        .map(|name| RunReference { name })
+        .collect();
+
+    let ready = match &compiled {
+        Ok(_) => Want {
+            type_: ConditionType::Ready,
+            status: true,
+            reason: match (&spec.schedule, spec.suspend) {
+                (Some(_), true) => Reason::Suspended,
+                (Some(_), false) => Reason::Scheduled,
+                (None, _) => Reason::Ready,
+            },
+            message: match next {
+                Some(n) if !spec.suspend => format!("next run at {n}"),
+                _ if spec.schedule.is_some() && spec.suspend => "suspended".into(),
+                _ => "runs when an EvalRun is created".into(),
+            },
+        },
+        Err(e) => {
+            let schedule = e.path.ends_with(".schedule") || e.path.ends_with(".timeZone");
+            Want {
+                type_: ConditionType::Ready,
+                status: false,
+                reason: if schedule {
+                    Reason::InvalidSchedule
+                } else {
+                    Reason::Failure(Failure::InvalidSpec)
+                },
+                message: e.to_string(),
+            }
+        }
+    };
+    let mut wants = vec![ready];
+    let last = finished.last();
+    if let Some(last) = last {
+        let result = result_of(last).expect("finished");
+        let last_status = last.status.clone().unwrap_or_default();
+        wants.push(Want {
+            type_: ConditionType::LastRunPassed,
+            status: result == RunResult::Passed,
+            reason: match result {
+                RunResult::Passed => Reason::Passed,
+                RunResult::Failed => Reason::Failed,
+                RunResult::Error => Reason::Error,
+            },
+            message: last_status
+                .message
+                .clone()
+                .or(last_status
+                    .summary
+                    .clone()
+                    .map(|m| format!("{m} cases passed")))
+                .unwrap_or_default(),
+        });
+        let failure = conditions::find(&last_status.conditions, ConditionType::Complete)
+            .and_then(|c| Failure::from_reason(&c.reason))
+            .filter(|f| f.makes_suite_unready());
+        if let (Some(failure), true) = (failure, compiled.is_ok()) {
+            wants[0] = Want {
+                type_: ConditionType::Ready,
+                status: false,
+                reason: Reason::Failure(failure),
+                message: last_status.message.clone().unwrap_or_default(),
+            };
+        }
+        status.source = last_status.source.clone();
+    }
+    // A spec that cannot be used is said once, when it becomes so.
+    let was = conditions::find(&old.conditions, ConditionType::Ready);
+    if !wants[0].status
+        && matches!(
+            wants[0].reason,
+            Reason::InvalidSchedule | Reason::Failure(Failure::InvalidSpec)
+        )
+        && was.is_none_or(|c| c.reason != wants[0].reason.as_str() || c.message != wants[0].message)
+    {
+        let reason = match wants[0].reason {
+            Reason::InvalidSchedule => EventReason::InvalidSchedule,
+            _ => EventReason::InvalidSpec,
+        };
+        events.push(suite_event(true, reason, wants[0].message.clone(), None));
+    }
+    status.conditions = conditions::merge(&old.conditions, &wants, suite.metadata.generation, now);
+
+    let metrics = SuiteMetrics {
+        last_run_passed: last
+            .and_then(|r| result_of(r))
+            .map(|r| r == RunResult::Passed),
+        last_success: status
+            .last_successful_time
+            .as_ref()
+            .map(|t| t.0.as_second()),
+        schedule_interval: compiled
+            .as_ref()
+            .ok()
+            .and_then(|c| c.schedule.as_ref())
+            .and_then(|s| interval(s, now)),
+        cases: last
+            .and_then(|r| r.status.as_ref())
+            .map(|s| {
+                s.results
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.name.clone(),
+                            c.outcome == crate::core::suite::report::Outcome::Passed,
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    let ceiling = if status.active.is_empty() {
+        RESYNC
+    } else {
+        WHILE_ACTIVE
+    };
+    let requeue = next
+        .map(|n| n.duration_since(now).as_secs_f64().max(1.0))
+        .map(Duration::from_secs_f64)
+        .unwrap_or(ceiling)
+        .min(ceiling);
+    SuiteDecision {
+        status,
+        replace,
+        create,
+        prune,
+        events,
+        created_event,
+        metrics,
+        requeue,
+    }
+}
+
+/// The run of a slot, with the suite as it is now.
+fn scheduled_run(suite: &EvalSuite, slot: Timestamp) -> EvalRun {
+    let mut run = EvalRun::new(
+        &run_name(&suite.name_any(), slot),
+        EvalRunSpec {
+            suite_ref: SuiteRef {
+                name: suite.name_any(),
+            },
+            trigger: Trigger {
+                kind: TriggerType::Schedule,
+                scheduled_time: Some(Time(slot)),
+            },
+            suite: Some(suite.spec.suite.clone()),
+            suite_generation: suite.metadata.generation,
+        },
+    );
+    run.metadata.namespace = suite.namespace();
+    run.metadata.labels = Some(
+        [
+            (SUITE_LABEL.to_string(), suite.name_any()),
+            (TRIGGER_LABEL.to_string(), "schedule".to_string()),
+        ]
+        .into(),
+    );
+    run.metadata.owner_references = suite.controller_owner_ref(&()).map(|o| vec![o]);
+    run
+}
+
+/// Record the results of runs not yet recorded, oldest first. Times have a
+/// one-second resolution, so a run counts as new when it is not among the
+/// recorded names and did not finish before the latest recorded run.
+fn record_results(status: &mut EvalSuiteStatus, old: &EvalSuiteStatus, finished: &[&EvalRun]) {
+    let watermark = old
+        .last_run
+        .as_ref()
+        .and_then(|l| l.completion_time.as_ref())
+        .map(|t| t.0);
+    for run in finished {
+        let name = run.name_any();
+        let recorded = old.recent_results.iter().any(|r| r.name == name)
+            || old.last_run.as_ref().is_some_and(|l| l.name == name);
+        if !recorded
+            && watermark.is_none_or(|t| completed(run) >= t)
+            && let Some(result) = result_of(run)
+        {
+            status.recent_results.push(RecentResult { name, result });
+        }
+    }
+    let excess = status.recent_results.len().saturating_sub(HEALTH_WINDOW);
+    status.recent_results.drain(..excess);
+    let results: Vec<RunResult> = status.recent_results.iter().map(|r| r.result).collect();
+    status.health = health(&results);
+    if let Some(last) = finished.last() {
+        let s = last.status.clone().unwrap_or_default();
+        status.last_run = Some(LastRun {
+            name: last.name_any(),
+            result: result_of(last).expect("finished"),
+            pass_rate: s.pass_rate,
+            completion_time: s.completion_time.clone(),
+        });
+        if let Some(ok) = finished
+            .iter()
+            .rev()
+            .find(|r| result_of(r) == Some(RunResult::Passed))
+        {
+            status.last_successful_time =
+                ok.status.as_ref().and_then(|s| s.completion_time.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
