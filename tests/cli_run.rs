@@ -332,7 +332,7 @@ fn suite_errors_exit_two_naming_file_line_and_field() {
         ),
         (
             "  cases:\n    - name: a\n      evaluators:\n        - name: e\n          type: toolsUsed\n",
-            ":9:11: spec.cases[0].evaluators[0].toolsUsed: an evaluator of type toolsUsed needs its settings in `toolsUsed`",
+            ":9:11: spec.cases[0].evaluators[0].toolsUsed: an evaluator of type toolsUsed needs its settings in the `toolsUsed` field",
         ),
         (
             "  schedule: 61 * * * *\n  cases:\n    - name: a\n      evaluators:\n        - {name: e, type: loops, loops: {}}\n",
@@ -533,7 +533,7 @@ fn score_runs_one_evaluator_on_events_or_messages() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains("needs its settings in `toolTrajectory`"),
+        stderr(&output).contains("needs its settings in the `toolTrajectory` field"),
         "{}",
         stderr(&output)
     );

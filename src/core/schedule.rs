@@ -18,8 +18,60 @@ pub struct Schedule {
 /// How many missed slots are counted before giving up counting.
 const MISSED_SLOTS_COUNTED: usize = 100;
 
+/// The schedules a suite may have, as one regular expression: five fields
+/// of numbers in their ranges (or names), `*`, ranges, steps and lists, or
+/// a macro. The CRD's schema carries it, so the API server refuses
+/// `61 * * * *` at admission, and [`Schedule::parse`] applies it too, so
+/// the command line refuses exactly the same schedules.
+pub fn cron_pattern() -> String {
+    fn field(value: &str, extra: &str) -> String {
+        let item = format!(r"(\*|({value})(-({value}))?){extra}(/[1-9][0-9]?)?");
+        format!("{item}(,{item})*")
+    }
+    fn names(names: &[&str]) -> String {
+        names
+            .iter()
+            .flat_map(|n| [n.to_string(), n.to_lowercase()])
+            .collect::<Vec<_>>()
+            .join("|")
+    }
+    let minute = field("[0-5]?[0-9]", "");
+    let hour = field("[01]?[0-9]|2[0-3]", "");
+    let day = format!(r"\?|{}", field("0?[1-9]|[12][0-9]|3[01]", ""));
+    let month = field(
+        &format!(
+            "0?[1-9]|1[0-2]|{}",
+            names(&[
+                "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"
+            ])
+        ),
+        "",
+    );
+    let weekday = format!(
+        r"\?|{}",
+        field(
+            &format!(
+                "[0-7]|{}",
+                names(&["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"])
+            ),
+            ""
+        )
+    );
+    format!(
+        r"^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|({minute})\s+({hour})\s+({day})\s+({month})\s+({weekday}))$"
+    )
+}
+
 impl Schedule {
     pub fn parse(expression: &str, time_zone: Option<&str>) -> Result<Self, String> {
+        static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(&cron_pattern()).expect("the cron pattern is a regex")
+        });
+        if !PATTERN.is_match(expression.trim()) {
+            return Err(format!(
+                "`{expression}` is not a cron schedule: five fields (minute 0-59, hour 0-23, day of month 1-31, month 1-12, day of week 0-7) of numbers, *, ranges, steps and lists, or @hourly, @daily, @weekly, @monthly, @yearly"
+            ));
+        }
         let parser = CronParser::builder()
             .seconds(Seconds::Disallowed)
             .year(Year::Disallowed)
@@ -150,6 +202,28 @@ mod tests {
     #[test]
     fn bad_schedules_and_zones_are_refused() {
         assert!(Schedule::parse("every night", None).is_err());
+        for bad in [
+            "61 * * * *",
+            "* 24 * * *",
+            "* * 0 * *",
+            "* * * 13 *",
+            "* * * * 8",
+            "*/0 * * * *",
+            "1-60 * * * *",
+            "* * * *",
+        ] {
+            assert!(Schedule::parse(bad, None).is_err(), "{bad}");
+        }
+        for good in [
+            "*/15 9-17 * * MON-FRI",
+            "0 2 1,15 jan,JUL ?",
+            "@hourly",
+            "5 4 * * 0",
+        ] {
+            assert!(Schedule::parse(good, None).is_ok(), "{good}");
+        }
+        // croner reads `L`, but the API server's pattern does not: neither does.
+        assert!(Schedule::parse("0 0 L * *", None).is_err());
         assert!(
             Schedule::parse("0 0 2 * * *", None).is_err(),
             "no seconds field"

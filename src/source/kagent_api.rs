@@ -3,7 +3,12 @@
 //! Responses are `{"error", "data", "message"}` envelopes; event rows carry
 //! the ADK event as JSON text in `data`. The API lists an agent's sessions
 //! by route, so the agent filter is in the request; a session asked for by
-//! id is read only after the agent's own listing shows it.
+//! id is scored for an agent only when the session itself names that agent.
+//!
+//! kagent answers a missing agent or session with a JSON `{"error": ...}`
+//! and 404; any other 404 (a plain `404 page not found` from its router, or
+//! from whatever else answers at the base URL) means the route is not
+//! there, which is an error of the run, never "no sessions".
 
 use super::{
     RawSession, Secret, SessionQuery, SessionSource, SessionSummary, SourceError, order_rows,
@@ -37,6 +42,13 @@ impl std::fmt::Debug for KagentApi {
 enum Answer {
     Data(Value),
     NotFound,
+}
+
+/// Whether a 404's body is kagent's own `{"error": "..."}`.
+fn is_kagent_not_found(body: &str) -> bool {
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .is_some_and(|v| v.get("error").is_some_and(Value::is_string))
 }
 
 impl KagentApi {
@@ -88,8 +100,18 @@ impl KagentApi {
         .await;
         let response = match response {
             Ok(response) => response,
-            Err(HttpError::Status { status, .. }) if status == reqwest::StatusCode::NOT_FOUND => {
+            Err(HttpError::Status { status, message })
+                if status == reqwest::StatusCode::NOT_FOUND && is_kagent_not_found(&message) =>
+            {
                 return Ok(Answer::NotFound);
+            }
+            Err(HttpError::Status { status, .. }) if status == reqwest::StatusCode::NOT_FOUND => {
+                return Err(SourceError::Unavailable {
+                    source_name: self.name.to_string(),
+                    detail: format!(
+                        "GET {path} answered 404 without kagent's JSON error: the route is not there (is this the kagent controller's REST API, port 8083, of kagent v0.9 or v0.10?)"
+                    ),
+                });
             }
             Err(HttpError::Status { status, message }) => {
                 let message = envelope_message(&message).unwrap_or(message);
@@ -138,7 +160,8 @@ impl KagentApi {
         }
     }
 
-    /// The sessions the API lists for an agent (or for the user).
+    /// The sessions the API lists for an agent (its own, not those another
+    /// agent opened to call it as a tool), or all of the user's.
     async fn sessions(&self, agent: Option<&AgentRef>) -> Result<Vec<SessionSummary>, SourceError> {
         let path = match agent {
             Some(a) => format!(
@@ -150,12 +173,34 @@ impl KagentApi {
         };
         let data = match self.get(&path, &self.user, &[]).await? {
             Answer::Data(data) => data,
-            // kagent answers 404 for an agent it does not know: no sessions.
+            // kagent's JSON 404 for an agent it does not know: no sessions.
             Answer::NotFound => return Ok(Vec::new()),
         };
-        let list = data.as_array().cloned().unwrap_or_default();
-        Ok(list
-            .iter()
+        Ok(self.summaries(&data, |_| true))
+    }
+
+    /// The sessions another agent opened to call `agent` as a tool: the
+    /// user's listing holds them, marked `source: agent`.
+    async fn sub_agent_sessions(
+        &self,
+        agent: &AgentRef,
+    ) -> Result<Vec<SessionSummary>, SourceError> {
+        let data = match self.get("/api/sessions", &self.user, &[]).await? {
+            Answer::Data(data) => data,
+            Answer::NotFound => return Ok(Vec::new()),
+        };
+        let id = agent.kagent_id();
+        Ok(self.summaries(&data, |s| {
+            s.get("agent_id").and_then(Value::as_str) == Some(id.as_str())
+                && s.get("source").and_then(Value::as_str) == Some("agent")
+        }))
+    }
+
+    fn summaries(&self, data: &Value, keep: impl Fn(&Value) -> bool) -> Vec<SessionSummary> {
+        data.as_array()
+            .into_iter()
+            .flatten()
+            .filter(|s| keep(s))
             .filter_map(|s| {
                 let id = s.get("id")?.as_str()?.to_string();
                 let user = s
@@ -174,7 +219,7 @@ impl KagentApi {
                         .and_then(|t| t.parse().ok()),
                 })
             })
-            .collect())
+            .collect()
     }
 }
 
@@ -206,6 +251,11 @@ impl SessionSource for KagentApi {
     /// The API has no time or count filters: those apply to its listing.
     async fn list(&self, query: &SessionQuery) -> Result<Vec<SessionSummary>, SourceError> {
         let mut sessions = self.sessions(query.agent.as_ref()).await?;
+        if query.include_sub_agent_sessions
+            && let Some(agent) = &query.agent
+        {
+            sessions.extend(self.sub_agent_sessions(agent).await?);
+        }
         if let Some(since) = query.since {
             sessions.retain(|s| s.updated.is_some_and(|u| u >= since));
         }
@@ -221,31 +271,24 @@ impl SessionSource for KagentApi {
         keys: &[SessionKey],
         agent: Option<&AgentRef>,
     ) -> Result<Vec<RawSession>, SourceError> {
-        let allowed: Option<Vec<SessionKey>> = match agent {
-            Some(agent) => Some(
-                self.sessions(Some(agent))
-                    .await?
-                    .into_iter()
-                    .map(|s| s.key)
-                    .collect(),
-            ),
-            None => None,
-        };
         let mut out = Vec::new();
         for key in keys {
             let user = key.user_id.clone().unwrap_or_else(|| self.user.clone());
-            if let Some(allowed) = &allowed
-                && !allowed
-                    .iter()
-                    .any(|k| k.id == key.id && k.user_id.as_deref() == Some(&user))
-            {
-                continue;
-            }
             let path = format!("/api/sessions/{}", encode(&key.id));
             let data = match self.get(&path, &user, &[("order", "asc")]).await? {
                 Answer::Data(data) => data,
                 Answer::NotFound => continue,
             };
+            let owner = data
+                .get("session")
+                .and_then(|s| s.get("agent_id"))
+                .and_then(Value::as_str);
+            // Another agent's session, named by id, is not this agent's to read.
+            if let Some(agent) = agent
+                && owner != Some(agent.kagent_id().as_str())
+            {
+                continue;
+            }
             out.push(self.session_from(key, &user, &data));
         }
         Ok(out)

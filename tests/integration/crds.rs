@@ -5,6 +5,7 @@
 use crate::support::{self, control_plane, runtime};
 use crate::{Need, Test};
 use k8s_openapi::api::core::v1::Namespace;
+use kagent_evals::core::suite::load::{LoadError, load_compiled};
 use kagent_evals::k8s::crd::{EvalSuite, EvalSuiteStatus, LastRun};
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
@@ -23,9 +24,9 @@ pub fn tests() -> Vec<Test> {
             run: repository_suites_are_accepted,
         },
         Test {
-            name: "crds::invalid_suites_are_refused_naming_the_field",
+            name: "crds::invalid_suites_are_refused_alike_by_the_api_server_and_compile",
             needs: &[Need::ControlPlane],
-            run: invalid_suites_are_refused,
+            run: invalid_suites_are_refused_alike_by_the_api_server_and_compile,
         },
         Test {
             name: "crds::status_writes_do_not_touch_spec",
@@ -136,59 +137,237 @@ async fn refusal(api: &Api<EvalSuite>, spec: Value) -> String {
         "metadata": {"name": "invalid"},
         "spec": spec
     });
-    match api
-        .patch(
-            "invalid",
-            &PatchParams::apply("kagent-evals-tests"),
-            &Patch::Apply(&body),
-        )
-        .await
-    {
+    // As kubectl does by default: an unknown field is an error, not dropped.
+    let params = PatchParams {
+        field_validation: Some(kube::api::ValidationDirective::Strict),
+        ..PatchParams::apply("kagent-evals-tests")
+    };
+    match api.patch("invalid", &params, &Patch::Apply(&body)).await {
         Ok(_) => panic!("accepted: {body}"),
+        // Server-side apply refuses an undeclared field before validation (500).
         Err(kube::Error::Api(e)) => {
-            assert_eq!(e.code, 422, "{e:?}");
+            assert!(
+                e.code == 422 || e.message.contains("field not declared in schema"),
+                "{e:?}"
+            );
             e.message
         }
         Err(e) => panic!("{e}"),
     }
 }
 
-fn invalid_suites_are_refused() {
+/// One invalid suite, the field both the API server and `compile` must
+/// name, and the words both say when the rule is one of ours (a CEL rule;
+/// the API server's own words for ranges, patterns and enums are its own).
+struct Invalid {
+    spec: Value,
+    field: &'static str,
+    same_words: Option<&'static str>,
+}
+
+fn invalid_suites() -> Vec<Invalid> {
+    let case = |evaluator: Value| json!({"cases": [{"name": "a", "evaluators": [evaluator]}]});
+    let loops = json!({"name": "e", "type": "loops", "loops": {}});
+    let with = |extra: Value| {
+        let mut spec = case(loops.clone());
+        for (k, v) in extra.as_object().unwrap() {
+            spec[k] = v.clone();
+        }
+        spec
+    };
+    let invalid = |spec: Value, field, same_words| Invalid {
+        spec,
+        field,
+        same_words,
+    };
+    vec![
+        invalid(json!({"schedule": "@daily"}), "spec.cases", None),
+        invalid(
+            case(json!({"name": "e", "type": "toolsUsed"})),
+            "spec.cases[0].evaluators[0].toolsUsed",
+            Some("an evaluator of type toolsUsed needs its settings in the `toolsUsed` field"),
+        ),
+        invalid(
+            case(
+                json!({"name": "e", "type": "toolsUsed", "toolsUsed": {"mode": "strict", "expected": ["x"]}}),
+            ),
+            "spec.cases[0].evaluators[0].toolsUsed.mode",
+            Some("toolsUsed cannot be strict"),
+        ),
+        invalid(
+            case(
+                json!({"name": "e", "type": "loops", "loops": {}, "safety": {"forbidden": ["x"]}}),
+            ),
+            "spec.cases[0].evaluators[0]",
+            Some("an evaluator has the settings field of its own type only"),
+        ),
+        invalid(
+            case(json!({"name": "e", "type": "bogus"})),
+            "spec.cases[0].evaluators[0].type",
+            None,
+        ),
+        invalid(
+            case(json!({"name": "e", "type": "safety", "safety": {}})),
+            "spec.cases[0].evaluators[0].safety",
+            Some("safety needs required or forbidden tools"),
+        ),
+        invalid(
+            case(json!({"name": "e", "type": "budget", "budget": {}})),
+            "spec.cases[0].evaluators[0].budget",
+            Some("budget needs at least one limit"),
+        ),
+        invalid(
+            case(json!({"name": "e", "type": "budget", "budget": {"maxCost": 1.0}})),
+            "spec.cases[0].evaluators[0].budget.prices",
+            Some("maxCost needs prices"),
+        ),
+        invalid(
+            case(json!({"name": "e", "type": "budget", "budget": {"maxLatencySeconds": -5}})),
+            "spec.cases[0].evaluators[0].budget.maxLatencySeconds",
+            None,
+        ),
+        invalid(
+            case(json!({"name": "e", "type": "loops", "loops": {"window": 1}})),
+            "spec.cases[0].evaluators[0].loops.window",
+            None,
+        ),
+        invalid(
+            case(json!({"name": "e", "type": "responseMatch", "responseMatch": {}})),
+            "spec.cases[0].evaluators[0].responseMatch",
+            Some("responseMatch needs exactly one of reference or invocations"),
+        ),
+        invalid(
+            case(json!({"name": "e", "type": "toolsUsed", "toolsUsed": {"expected": []}})),
+            "spec.cases[0].evaluators[0].toolsUsed.expected",
+            None,
+        ),
+        invalid(
+            case(
+                json!({"name": "e", "type": "trajectoryMatch", "trajectoryMatch": {"reference": [], "overrides": [{"tool": "t"}]}}),
+            ),
+            "spec.cases[0].evaluators[0].trajectoryMatch.overrides[0]",
+            Some("an override sets exactly one of mode or keys"),
+        ),
+        invalid(
+            json!({"cases": [{"name": "a", "sessionId": "s", "match": {"contains": "x"}, "evaluators": [loops.clone()]}]}),
+            "spec.cases[0]",
+            Some("a case selects sessions by sessionId or by match, not both"),
+        ),
+        invalid(
+            json!({"cases": [{"name": "a", "match": {}, "evaluators": [loops.clone()]}]}),
+            "spec.cases[0].match",
+            Some("match needs exactly one of contains or regex"),
+        ),
+        invalid(
+            json!({"cases": [{"name": "a", "minPassRate": 2, "evaluators": [loops.clone()]}]}),
+            "spec.cases[0].minPassRate",
+            None,
+        ),
+        invalid(
+            with(json!({"schedule": "every night"})),
+            "spec.schedule",
+            None,
+        ),
+        invalid(
+            with(json!({"schedule": "61 * * * *"})),
+            "spec.schedule",
+            None,
+        ),
+        invalid(
+            with(json!({"schedule": "0 0 * * 8"})),
+            "spec.schedule",
+            None,
+        ),
+        invalid(
+            with(json!({"source": {}})),
+            "spec.source",
+            Some(
+                "a source needs `type`, or exactly one of fixture, kagentPostgres, kagentApi and adkDatabase",
+            ),
+        ),
+        invalid(
+            with(json!({"source": {"type": "fixture"}})),
+            "spec.source",
+            Some("a fixture source needs `fixture`"),
+        ),
+        invalid(
+            with(json!({"source": {"kagentApi": {}, "kagentPostgres": {}}})),
+            "spec.source",
+            Some("a source has the settings of one source type only"),
+        ),
+        invalid(
+            with(json!({"source": {"type": "kagentApi", "kagentPostgres": {}}})),
+            "spec.source",
+            Some("`kagentPostgres` is for a source of type kagentPostgres"),
+        ),
+        invalid(
+            with(
+                json!({"source": {"kagentPostgres": {"urlSecretRef": {"name": "db", "key": "url", "namespace": "kagent"}}}}),
+            ),
+            "spec.source.kagentPostgres.urlSecretRef",
+            Some("a Secret is read only in the suite's own namespace: remove namespace"),
+        ),
+        invalid(
+            with(
+                json!({"judge": {"apiKeySecretRef": {"name": "k", "key": "k", "namespace": "other"}}}),
+            ),
+            "spec.judge.apiKeySecretRef",
+            Some("a Secret is read only in the suite's own namespace: remove namespace"),
+        ),
+        invalid(
+            with(json!({"unknownSetting": true})),
+            "spec.unknownSetting",
+            None,
+        ),
+        invalid(
+            with(json!({"unreadableEvents": "ignore"})),
+            "spec.unreadableEvents",
+            None,
+        ),
+    ]
+}
+
+/// `compile`'s verdict on a suite, through the same loader the command line uses.
+fn compiled(spec: &Value) -> Result<(), LoadError> {
+    let manifest = json!({"apiVersion": "evals.kagent.dev/v1alpha1", "kind": "EvalSuite", "metadata": {"name": "invalid"}, "spec": spec});
+    let text = serde_saphyr::to_string(&manifest).unwrap();
+    load_compiled("invalid.yaml", &text).map(|_| ())
+}
+
+fn invalid_suites_are_refused_alike_by_the_api_server_and_compile() {
     let plane = control_plane();
     runtime().block_on(async {
         let client = plane.client().await;
         let ns = namespace(&client, "invalid-suites").await;
         let api: Api<EvalSuite> = Api::namespaced(client, &ns);
-        let loops = json!({"name": "e", "type": "loops", "loops": {}});
-
-        let message = refusal(&api, json!({"schedule": "@daily"})).await;
-        assert!(message.contains("spec.cases: Required value"), "{message}");
-
-        let message = refusal(&api, json!({"cases": [{"name": "a", "evaluators": [{"name": "e", "type": "toolsUsed"}]}]})).await;
-        assert!(message.contains("spec.cases[0].evaluators[0].toolsUsed"), "{message}");
-        assert!(message.contains("an evaluator of type toolsUsed needs its settings in the `toolsUsed` field"), "{message}");
-
-        let message = refusal(&api, json!({"schedule": "every night", "cases": [{"name": "a", "evaluators": [loops]}]})).await;
-        assert!(message.contains("spec.schedule: Invalid value: \"every night\""), "{message}");
-
-        let message = refusal(
-            &api,
-            json!({"cases": [{"name": "a", "evaluators": [
-                {"name": "e", "type": "toolsUsed", "toolsUsed": {"mode": "strict", "expected": ["x"]}}
-            ]}]}),
-        )
-        .await;
-        assert!(message.contains("spec.cases[0].evaluators[0].toolsUsed"), "{message}");
-        assert!(message.contains("toolsUsed cannot be strict"), "{message}");
-
-        let message = refusal(
-            &api,
-            json!({"cases": [{"name": "a", "evaluators": [
-                {"name": "e", "type": "loops", "loops": {}, "safety": {"forbidden": ["x"]}}
-            ]}]}),
-        )
-        .await;
-        assert!(message.contains("the settings field of its own type only"), "{message}");
+        for Invalid {
+            spec,
+            field,
+            same_words,
+        } in invalid_suites()
+        {
+            let server = refusal(&api, spec.clone()).await;
+            let ours = compiled(&spec).expect_err(&format!("compile accepted {spec}"));
+            assert!(
+                server.contains(field),
+                "the API server does not name {field} for {spec}: {server}"
+            );
+            let our_field = ours.field.clone().unwrap_or_default();
+            assert_eq!(
+                our_field, field,
+                "compile names another field for {spec}: {ours}"
+            );
+            if let Some(words) = same_words {
+                assert!(
+                    server.contains(words),
+                    "the API server does not say {words:?} for {spec}: {server}"
+                );
+                assert!(
+                    ours.message.contains(words),
+                    "compile does not say {words:?} for {spec}: {ours}"
+                );
+            }
+        }
     });
 }
 

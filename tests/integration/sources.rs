@@ -502,8 +502,8 @@ fn adk_postgres() {
     adk_expectations(db.url.replacen("postgres://", "postgresql+asyncpg://", 1));
 }
 
-/// A kagent API stand-in: the documented envelope, `data` as JSON text, and
-/// failures on demand.
+/// A kagent API stand-in: the documented envelope, `data` as JSON text,
+/// kagent's JSON 404s for what it does not know, and failures on demand.
 mod api_server {
     use axum::extract::{Path, Query, State};
     use axum::http::{HeaderMap, StatusCode};
@@ -551,7 +551,7 @@ mod api_server {
         if ns != "kagent" || name != "weather-assistant" {
             return (
                 StatusCode::NOT_FOUND,
-                Json(json!({"error": true, "data": null, "message": "Agent not found"})),
+                Json(json!({"error": "Agent not found: failed to get agent: record not found"})),
             );
         }
         let sessions = json!([
@@ -577,20 +577,26 @@ mod api_server {
             );
         }
         let mut events = match id.as_str() {
-            "grounded" => events("weather-grounded.jsonl"),
-            "broken" => events("weather-grounded.jsonl"),
+            "grounded" | "broken" | "as-tool" => events("weather-grounded.jsonl"),
             "other-agent" => events("github-assistant-session.jsonl"),
             _ => {
                 return (
                     StatusCode::NOT_FOUND,
-                    Json(json!({"error": true, "message": "Session not found"})),
+                    Json(
+                        json!({"error": "Session not found: failed to get session: record not found"}),
+                    ),
                 );
             }
         };
         if id == "broken" {
             events[2]["data"] = json!("{not json");
         }
-        let session = json!({"id": id, "user_id": "admin@kagent.dev", "agent_id": "kagent__NS__weather_assistant"});
+        let agent = if id == "other-agent" {
+            "kagent__NS__github_assistant"
+        } else {
+            "kagent__NS__weather_assistant"
+        };
+        let session = json!({"id": id, "user_id": "admin@kagent.dev", "agent_id": agent});
         (
             StatusCode::OK,
             Json(
@@ -599,10 +605,23 @@ mod api_server {
         )
     }
 
-    async fn forbidden() -> (StatusCode, Json<Value>) {
+    /// The user's sessions, sub-agent ones included; a wrong token is refused.
+    async fn all_sessions(headers: HeaderMap) -> (StatusCode, Json<Value>) {
+        if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some("Bearer t0ken-value")
+        {
+            return (
+                StatusCode::FORBIDDEN,
+                Json(json!({"error": true, "message": "token rejected"})),
+            );
+        }
+        let sessions = json!([
+            {"id": "grounded", "user_id": "admin@kagent.dev", "agent_id": "kagent__NS__weather_assistant", "updated_at": "2026-09-03T20:05:01Z"},
+            {"id": "as-tool", "user_id": "admin@kagent.dev", "agent_id": "kagent__NS__weather_assistant", "source": "agent", "updated_at": "2026-09-03T21:05:01Z"},
+            {"id": "other-agent", "user_id": "admin@kagent.dev", "agent_id": "kagent__NS__github_assistant", "source": "agent", "updated_at": "2026-09-03T21:05:01Z"}
+        ]);
         (
-            StatusCode::FORBIDDEN,
-            Json(json!({"error": true, "message": "token rejected"})),
+            StatusCode::OK,
+            Json(json!({"error": false, "data": sessions, "message": "ok"})),
         )
     }
 
@@ -610,7 +629,7 @@ mod api_server {
         let app = Router::new()
             .route("/api/sessions/agent/{ns}/{name}", get(agent_sessions))
             .route("/api/sessions/{id}", get(session))
-            .route("/api/sessions", get(forbidden))
+            .route("/api/sessions", get(all_sessions))
             .with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
@@ -648,9 +667,24 @@ fn kagent_api() {
         let unknown: AgentRef = "kagent/nope".parse().unwrap();
         assert!(source.list(&SessionQuery { agent: Some(unknown), ..Default::default() }).await.unwrap().is_empty());
 
-        let error = source.list(&SessionQuery::default()).await.unwrap_err().to_string();
+        // Sub-agent sessions only when asked for, as the PostgreSQL source does;
+        // one is found by id for its agent like any other.
+        let with_sub_agents = SessionQuery { agent: Some(weather()), include_sub_agent_sessions: true, ..Default::default() };
+        let mut ids: Vec<String> = source.list(&with_sub_agents).await.unwrap().into_iter().map(|s| s.key.id).collect();
+        ids.sort();
+        assert_eq!(ids, ["as-tool", "broken", "grounded"]);
+        let by_id = source.fetch(&[SessionKey::new("as-tool", None)], Some(&weather())).await.unwrap();
+        assert_eq!(by_id.len(), 1);
+
+        // A wrong base URL is an error naming the URL, never "no sessions".
+        let wrong = KagentApi::new(&format!("{base}/kagent"), "admin@kagent.dev".into(), None, Duration::from_secs(5), fast).unwrap();
+        let error = wrong.list(&SessionQuery { agent: Some(weather()), ..Default::default() }).await.unwrap_err().to_string();
+        assert!(error.contains(&format!("kagent API at {base}/kagent is unavailable: GET /api/sessions/agent/kagent/weather-assistant answered 404 without kagent's JSON error")), "{error}");
+
+        let refused = KagentApi::new(&base, "admin@kagent.dev".into(), Some(Secret::new("wr0ng-token")), Duration::from_secs(5), fast).unwrap();
+        let error = refused.list(&SessionQuery::default()).await.unwrap_err().to_string();
         assert!(error.contains("GET /api/sessions answered 403 Forbidden: token rejected"), "{error}");
-        assert!(!error.contains("t0ken-value"));
+        assert!(!error.contains("wr0ng-token"));
 
         state.failures_left.store(10, Ordering::SeqCst);
         let error = source.list(&SessionQuery { agent: Some(weather()), ..Default::default() }).await.unwrap_err().to_string();

@@ -2,8 +2,8 @@
 //! problem names the field it is in (`spec.cases[1].evaluators[0]...`).
 
 use super::spec::{
-    Case, Defaults, EvaluatorSpec, EvaluatorType, JudgeSpec, ResponseMatchSpec, SelectionMetric,
-    SessionMatch, SuiteSpec, UnreadableEvents,
+    Case, Defaults, EvaluatorSpec, EvaluatorType, JudgeSpec, ResponseMatchSpec, SecretKeyRef,
+    SelectionMetric, SessionMatch, SuiteSpec, UnreadableEvents,
 };
 use crate::core::convert::ConvertOptions;
 use crate::core::judge::{JudgeTask, Sampling, prompt};
@@ -176,6 +176,44 @@ pub enum ResponseReference {
     PerInvocation(Vec<String>),
 }
 
+/// The CRD's limits, applied on the command line too.
+pub const MAX_CASES: usize = 256;
+pub const MAX_EVALUATORS: usize = 64;
+
+/// Every Secret a suite refers to, with its field path below `spec`.
+fn secret_references(spec: &SuiteSpec) -> Vec<(&'static str, &SecretKeyRef)> {
+    let source = spec.source.as_ref();
+    [
+        (
+            "source.kagentPostgres.urlSecretRef",
+            source
+                .and_then(|s| s.kagent_postgres.as_ref())
+                .and_then(|p| p.url_secret_ref.as_ref()),
+        ),
+        (
+            "source.kagentApi.tokenSecretRef",
+            source
+                .and_then(|s| s.kagent_api.as_ref())
+                .and_then(|a| a.token_secret_ref.as_ref()),
+        ),
+        (
+            "source.adkDatabase.urlSecretRef",
+            source
+                .and_then(|s| s.adk_database.as_ref())
+                .and_then(|a| a.url_secret_ref.as_ref()),
+        ),
+        (
+            "judge.apiKeySecretRef",
+            spec.judge
+                .as_ref()
+                .and_then(|j| j.api_key_secret_ref.as_ref()),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(field, reference)| reference.map(|r| (field, r)))
+    .collect()
+}
+
 /// `24h`, `90m`, `7d` (days of 24 hours) or ISO 8601 `PT24H`.
 pub fn parse_duration(text: &str) -> Result<SignedDuration, String> {
     let span: jiff::Span = text
@@ -205,6 +243,14 @@ pub fn compile(
             .kind()
             .map_err(|e| error(format!("{at}.source"), e))?;
     }
+    for (field, reference) in secret_references(spec) {
+        if reference.namespace.is_some() {
+            return Err(error(
+                format!("{at}.{field}"),
+                "a Secret is read only in the suite's own namespace: remove namespace",
+            ));
+        }
+    }
     let since = spec
         .sessions
         .since
@@ -226,6 +272,12 @@ pub fn compile(
         .map(|s| Schedule::parse(s, spec.time_zone.as_deref()))
         .transpose()
         .map_err(|e| error(format!("{at}.schedule"), e))?;
+    if spec.cases.len() > MAX_CASES {
+        return Err(error(
+            format!("{at}.cases"),
+            format!("at most {MAX_CASES} cases, as the EvalSuite CRD allows"),
+        ));
+    }
     let mut names = std::collections::BTreeSet::new();
     let cases = spec
         .cases
@@ -269,7 +321,7 @@ fn compile_case(case: &Case, spec: &SuiteSpec, path: &str) -> Result<CompiledCas
         (Some(_), Some(_)) => {
             return Err(error(
                 path,
-                "select sessions by sessionId or by match, not both",
+                "a case selects sessions by sessionId or by match, not both",
             ));
         }
         (Some(id), None) => Selector::SessionId(id.clone()),
@@ -280,6 +332,12 @@ fn compile_case(case: &Case, spec: &SuiteSpec, path: &str) -> Result<CompiledCas
         return Err(error(
             format!("{path}.minPassRate"),
             "must be between 0 and 1",
+        ));
+    }
+    if case.evaluators.len() > MAX_EVALUATORS {
+        return Err(error(
+            format!("{path}.evaluators"),
+            format!("at most {MAX_EVALUATORS} evaluators, as the EvalSuite CRD allows"),
         ));
     }
     if case.evaluators.is_empty() {
@@ -346,7 +404,7 @@ fn settings<'a, T>(
     field.as_ref().ok_or_else(|| {
         error(
             format!("{at}.{kind}"),
-            format!("an evaluator of type {kind} needs its settings in `{kind}`"),
+            format!("an evaluator of type {kind} needs its settings in the `{kind}` field"),
         )
     })
 }
@@ -362,10 +420,10 @@ pub fn compile_evaluator(
         .filter(|t| e.has_settings(**t))
         .map(|t| t.field())
         .collect();
-    if let Some(other) = present.iter().find(|f| **f != e.kind.field()) {
+    if present.iter().any(|f| *f != e.kind.field()) {
         return Err(error(
-            format!("{at}.{other}"),
-            format!("settings for {other} on an evaluator of type {}", e.kind),
+            at,
+            "an evaluator has the settings field of its own type only",
         ));
     }
     let here = |field: &str| format!("{at}.{}.{field}", e.kind);
@@ -407,7 +465,7 @@ pub fn compile_evaluator(
                     _ => {
                         return Err(error(
                             format!("{}[{k}]", here("overrides")),
-                            "set exactly one of mode or keys",
+                            "an override sets exactly one of mode or keys",
                         ));
                     }
                 };
@@ -446,7 +504,7 @@ pub fn compile_evaluator(
                 _ => {
                     return Err(error(
                         format!("{at}.responseMatch"),
-                        "set exactly one of reference or invocations",
+                        "responseMatch needs exactly one of reference or invocations",
                     ));
                 }
             };
@@ -489,8 +547,10 @@ pub fn compile_evaluator(
         }
         EvaluatorType::Loops => {
             let s = settings(&e.loops, e.kind, at)?;
-            if s.window < 2 || s.min_repeats < 2 {
-                return Err(error(at, "loops needs window and minRepeats of at least 2"));
+            for (field, value) in [("window", s.window), ("minRepeats", s.min_repeats)] {
+                if value < 2 {
+                    return Err(error(here(field), "must be at least 2"));
+                }
             }
             Evaluator::Loops {
                 window: s.window as usize,
@@ -524,6 +584,14 @@ pub fn compile_evaluator(
             }
             if s.max_cost.is_some() && s.prices.is_empty() {
                 return Err(error(here("prices"), "maxCost needs prices"));
+            }
+            for (field, value) in [
+                ("maxLatencySeconds", s.max_latency_seconds),
+                ("maxCost", s.max_cost),
+            ] {
+                if value.is_some_and(|v| v.is_nan() || v < 0.0) {
+                    return Err(error(here(field), "must not be negative"));
+                }
             }
             Evaluator::Budget {
                 budget: Budget {

@@ -227,6 +227,20 @@ fn parse<T: serde::de::DeserializeOwned>(file: &str, doc: &Document<'_>) -> Resu
             Some((head, tail)) if tail.contains(", column ") => head.to_string(),
             _ => message,
         };
+        // A field that is missing or not known is the field, not its parent.
+        let named = ["missing field `", "unknown field `"]
+            .iter()
+            .find_map(|prefix| message.strip_prefix(prefix))
+            .and_then(|rest| rest.split_once('`'))
+            .map(|(name, _)| name.to_string());
+        let field = match (field, named) {
+            (Some(path), Some(name)) if path.ends_with(&format!(".{name}")) || path == name => {
+                Some(path)
+            }
+            (Some(parent), Some(name)) => Some(format!("{parent}.{name}")),
+            (None, Some(name)) => Some(name),
+            (field, None) => field,
+        };
         LoadError {
             file: file.into(),
             line,

@@ -60,9 +60,7 @@ pub struct SuiteSpec {
     pub sessions: SessionSelection,
     /// Cron schedule (5 fields, or @hourly, @daily, ...); no schedule means runs happen only when an EvalRun is created.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(
-        pattern = r"^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|\S+(\s+\S+){4})$"
-    ))]
+    #[schemars(regex(pattern = crate::core::schedule::cron_pattern()))]
     pub schedule: Option<String>,
     /// IANA time zone the schedule is read in (default UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,7 +96,7 @@ pub struct SuiteSpec {
     /// still reports what was skipped.
     #[serde(default, skip_serializing_if = "UnreadableEvents::is_default")]
     pub unreadable_events: UnreadableEvents,
-    #[schemars(length(min = 1, max = 256))]
+    #[schemars(length(min = 1, max = crate::core::suite::compile::MAX_CASES))]
     pub cases: Vec<Case>,
 }
 
@@ -222,7 +220,7 @@ pub struct Case {
     /// Score only this invocation (user turn) of each session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation_id: Option<String>,
-    #[schemars(length(min = 1, max = 64))]
+    #[schemars(length(min = 1, max = crate::core::suite::compile::MAX_EVALUATORS))]
     pub evaluators: Vec<EvaluatorSpec>,
     /// Share of scored sessions that must pass (default 1.0).
     #[serde(default = "one")]
@@ -383,7 +381,7 @@ fn evaluator_rules(schema: &mut Schema) {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(extend("x-kubernetes-validations" = [
-    {"rule": "self.mode != 'strict'", "message": "toolsUsed cannot be strict: a list of tool names has no messages"}
+    {"rule": "self.mode != 'strict'", "message": "toolsUsed cannot be strict: a list of tool names has no messages", "fieldPath": ".mode"}
 ]))]
 pub struct ToolsUsedSpec {
     /// Tool names; arguments are ignored.
@@ -569,7 +567,7 @@ fn two() -> u32 {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(extend("x-kubernetes-validations" = [
-    {"rule": "size(self.required) + size(self.forbidden) > 0", "message": "safety needs required or forbidden tools"}
+    {"rule": "(has(self.required) && size(self.required) > 0) || (has(self.forbidden) && size(self.forbidden) > 0)", "message": "safety needs required or forbidden tools"}
 ]))]
 pub struct SafetySpec {
     /// Tools that must be called.
@@ -584,7 +582,7 @@ pub struct SafetySpec {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(extend("x-kubernetes-validations" = [
     {"rule": "has(self.maxSteps) || has(self.maxTokens) || has(self.maxLatencySeconds) || has(self.maxCost)", "message": "budget needs at least one limit"},
-    {"rule": "!has(self.maxCost) || size(self.prices) > 0", "message": "maxCost needs prices"}
+    {"rule": "!has(self.maxCost) || (has(self.prices) && size(self.prices) > 0)", "message": "maxCost needs prices", "fieldPath": ".prices"}
 ]))]
 pub struct BudgetSpec {
     /// Tool calls.
@@ -595,9 +593,11 @@ pub struct BudgetSpec {
     pub max_tokens: Option<u64>,
     /// Seconds from the first to the last event.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
     pub max_latency_seconds: Option<f64>,
     /// In the currency of `prices`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
     pub max_cost: Option<f64>,
     /// Per model; an entry without `model` prices every other model.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -774,17 +774,14 @@ fn source_rules(schema: &mut Schema) {
         }),
         serde_json::json!({
             "rule": "!has(self.type) || self.type != 'fixture' || has(self.fixture)",
-            "message": "a fixture source needs `fixture`",
-            "fieldPath": ".fixture",
-            "reason": "FieldValueRequired"
+            "message": "a fixture source needs `fixture`"
         }),
     ];
     for kind in SourceKind::ALL {
         let field = kind.field();
         rules.push(serde_json::json!({
             "rule": format!("!has(self.{field}) || !has(self.type) || self.type == '{field}'"),
-            "message": format!("`{field}` is for a source of type {field}"),
-            "fieldPath": format!(".{field}")
+            "message": format!("`{field}` is for a source of type {field}")
         }));
     }
     schema.insert("x-kubernetes-validations".into(), Value::Array(rules));
