@@ -41,7 +41,15 @@ fn crds_carry_printer_columns_short_names_category_and_status() {
         "subresources:\n      status: {}",
         "x-kubernetes-validations",
         "self.type != 'toolsUsed' || has(self.toolsUsed)",
+        "name: Ready",
     ] {
         assert!(all.contains(needle), "missing {needle:?}");
+    }
+    // kubectl warns about formats the API server does not know.
+    for format in ["uint8", "uint16", "uint32", "uint64", "uint"] {
+        assert!(
+            !all.contains(&format!("format: {format}\n")),
+            "format {format} in the CRDs"
+        );
     }
 }

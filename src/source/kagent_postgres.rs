@@ -19,6 +19,8 @@ use std::time::Duration;
 
 pub struct KagentPostgres {
     pool: PgPool,
+    // Boxed: the options are large and only read before the first connection.
+    options: Box<PgConnectOptions>,
     name: Arc<str>,
     url: Secret,
 }
@@ -71,6 +73,12 @@ impl KagentPostgres {
     /// Connections are opened on first use, so a bad host shows up as the
     /// source being unavailable when the run reads it.
     pub fn new(url: Secret) -> Result<Self, SourceError> {
+        if !(url.expose().starts_with("postgres://") || url.expose().starts_with("postgresql://")) {
+            return Err(SourceError::Config(format!(
+                "the kagent database URL `{}` is not a postgres:// URL: kagent keeps its sessions in PostgreSQL",
+                crate::core::redact::url_for_display(url.expose())
+            )));
+        }
         let options = PgConnectOptions::from_str(url.expose())
             .map_err(|e| {
                 SourceError::Config(format!(
@@ -90,8 +98,36 @@ impl KagentPostgres {
         let pool = PgPoolOptions::new()
             .max_connections(4)
             .acquire_timeout(Duration::from_secs(15))
-            .connect_lazy_with(options);
-        Ok(KagentPostgres { pool, name, url })
+            .connect_lazy_with(options.clone());
+        Ok(KagentPostgres {
+            pool,
+            options: Box::new(options),
+            name,
+            url,
+        })
+    }
+
+    /// Before the pool's first connection, one direct attempt: the pool
+    /// retries a failing connect until its timeout and then says only that
+    /// it timed out, where this says why (refused, no such host, a rejected
+    /// password) at once.
+    async fn check_reachable(&self) -> Result<(), SourceError> {
+        use sqlx::Connection;
+        if self.pool.size() > 0 {
+            return Ok(());
+        }
+        let attempt = sqlx::PgConnection::connect_with(&self.options);
+        match tokio::time::timeout(Duration::from_secs(15), attempt).await {
+            Ok(Ok(connection)) => {
+                let _ = connection.close().await;
+                Ok(())
+            }
+            Ok(Err(cause)) => Err(self.unavailable(cause)),
+            Err(_) => Err(SourceError::Unavailable {
+                source_name: self.name.to_string(),
+                detail: "no connection within 15s".into(),
+            }),
+        }
     }
 
     fn unavailable(&self, error: sqlx::Error) -> SourceError {
@@ -106,6 +142,7 @@ impl KagentPostgres {
     pub async fn read_only(
         &self,
     ) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, SourceError> {
+        self.check_reachable().await?;
         self.pool
             .begin_with("BEGIN READ ONLY")
             .await

@@ -82,7 +82,7 @@ fn install_and_establish() {
 }
 
 /// Every EvalSuite manifest committed under examples/ and config/samples/.
-fn repository_suites() -> Vec<(String, Value)> {
+pub fn repository_suites() -> Vec<(String, Value)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut found = Vec::new();
     for dir in ["examples/weather", "config/samples"] {

@@ -6,6 +6,7 @@
 //! missing prerequisite is a failure instead.
 
 mod crds;
+mod journey;
 mod judge;
 mod operator;
 mod ship;
@@ -37,6 +38,7 @@ fn tests() -> Vec<Test> {
     all.extend(sources::tests());
     all.extend(operator::tests());
     all.extend(judge::tests());
+    all.extend(journey::tests());
     all.extend(tenancy::tests());
     all.extend(trust::tests());
     all.extend(ship::tests());

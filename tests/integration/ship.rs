@@ -5,7 +5,8 @@
 
 use crate::crds::namespace;
 use crate::support::operator::{
-    apply_suite, config, finished, run_now, start_as, weather_database, weather_suite,
+    apply_suite, config, event_reasons, finished, run_now, start_as, wait_for, weather_database,
+    weather_suite,
 };
 use crate::support::{control_plane, runtime, tools};
 use crate::{Need, Test};
@@ -145,6 +146,11 @@ fn chart_dry_run() {
             "metrics.serviceMonitor.enabled=true",
             "metrics.prometheusRule.enabled=true",
             "replicas=3",
+            "kagent.judge.url=https://judge.example/v1",
+            "kagent.judge.model=judge-model",
+            "kagent.judge.apiKeySecret=judge-key",
+            "allowedSourceHosts={*.svc.cluster.local}",
+            "allowedJudgeHosts={judge.example,*.openai.azure.com}",
         ];
         for sets in [&[][..], &every_option[..]] {
             let docs = documents(&helm_template("kev", "ship-chart", sets).unwrap());
@@ -177,10 +183,23 @@ fn chart_dry_run() {
             .iter()
             .map(|a| a.as_str().unwrap())
             .collect();
+        for arg in [
+            "--database-url-file=/var/run/kagent-evals/database/url",
+            "--judge-api-key-file=/var/run/kagent-evals/judge/key",
+            "--allowed-judge-hosts=judge.example,*.openai.azure.com",
+        ] {
+            assert!(args.contains(&arg), "{arg} not in {args:?}");
+        }
         assert!(
-            args.contains(&"--database-url-file=/var/run/kagent-evals/database/url"),
-            "{args:?}"
+            !args.iter().any(|a| a.starts_with("--api-user")),
+            "the chart replaces no suite's user unless told to: {args:?}"
         );
+        // helm's default Kubernetes version is enough to render the chart.
+        let mut plain = Command::new(tools().unwrap().join("helm"));
+        plain
+            .args(["template", "kev"])
+            .arg(root().join("charts/kagent-evals"));
+        stdout_of(&mut plain).expect("helm template without --kube-version");
         assert!(
             !serde_json::to_string(deployment)
                 .unwrap()
@@ -343,6 +362,7 @@ fn access_reviews() {
             ("get", "kagent.dev", "agents", tenant),
             ("watch", "kagent.dev", "agents", None),
             ("get", "kagent.dev", "modelconfigs", tenant),
+            ("get", "", "namespaces", None),
             ("create", "events.k8s.io", "events", tenant),
             (
                 "update",
@@ -408,6 +428,41 @@ fn controller_with_chart_rbac() {
             Some(Phase::Succeeded),
             "the chart's RBAC is enough to run a suite"
         );
+
+        // A judge whose key Secret the chart gives no access to: an Error
+        // with a Warning Event that says so in a line, not a dumped response.
+        let mut judged = weather_suite("ship-tenant", "judged", "weather-assistant");
+        judged["spec"]["judge"] = serde_json::json!({"url": "https://judge.example/v1", "model": "m", "apiKeySecretRef": {"name": "judge-key", "key": "key"}});
+        judged["spec"]["cases"] = serde_json::json!([{"name": "goal", "evaluators": [{"name": "o", "type": "outcomeJudge", "outcomeJudge": {}}]}]);
+        apply_suite(&client, "ship-tenant", &judged).await;
+        run_now(&client, "ship-tenant", "judged-now", "judged").await;
+        let status = finished(&client, "ship-tenant", "judged-now", Duration::from_secs(60)).await.status.unwrap();
+        assert_eq!(status.phase, Some(Phase::Error));
+        let message = status.message.unwrap();
+        assert!(message.starts_with("spec.judge.apiKeySecretRef: Secret ship-tenant/judge-key: forbidden"), "{message}");
+        assert!(!message.contains("ErrorResponse") && !message.contains("Status {"), "{message}");
+        let events = wait_for("a JudgeUnavailable Event", Duration::from_secs(20), || async {
+            let events = event_reasons(&client, "ship-tenant", "judged-now").await;
+            events.iter().any(|(r, _)| r == "JudgeUnavailable").then_some(events)
+        })
+        .await;
+        assert!(events.iter().any(|(r, n)| r == "JudgeUnavailable" && n.contains("forbidden")), "{events:?}");
+
+        // The samples run with the chart's defaults: no Secret, no judge.
+        for (file, mut doc) in crate::crds::repository_suites() {
+            if !file.starts_with("config/samples") {
+                continue;
+            }
+            let name = doc["metadata"]["name"].as_str().unwrap().to_string();
+            doc["metadata"]["namespace"] = serde_json::json!("ship-tenant");
+            doc["spec"]["agentRef"].as_object_mut().unwrap().remove("namespace");
+            apply_suite(&client, "ship-tenant", &doc).await;
+            let run = format!("{name}-sample");
+            run_now(&client, "ship-tenant", &run, &name).await;
+            let status = finished(&client, "ship-tenant", &run, Duration::from_secs(60)).await.status.unwrap();
+            assert_ne!(status.phase, Some(Phase::Error), "{file}: {status:?}");
+        }
+
         let resource =
             ApiResource::from_gvk(&GroupVersionKind::gvk("coordination.k8s.io", "v1", "Lease"));
         let leases: Api<DynamicObject> =
