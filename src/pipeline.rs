@@ -13,12 +13,16 @@ use std::collections::BTreeSet;
 /// Sessions fetched per round trip.
 pub const BATCH: usize = 100;
 
+/// Sessions a run reads when its suite sets no `sessions.limit`: a busy
+/// agent's history is not read whole by accident.
+pub const DEFAULT_SESSION_LIMIT: usize = 1000;
+
 /// The query for a suite's selected sessions at `now`.
 pub fn query(suite: &CompiledSuite, now: Timestamp) -> SessionQuery {
     SessionQuery {
         agent: suite.agent.clone(),
         since: suite.since.and_then(|d| now.checked_sub(d).ok()),
-        limit: suite.limit,
+        limit: Some(suite.limit.unwrap_or(DEFAULT_SESSION_LIMIT)),
         include_sub_agent_sessions: suite.include_sub_agent_sessions,
     }
 }

@@ -184,7 +184,7 @@ fn raw_output_is_redacted_and_says_so() {
     assert_eq!(output.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("wrote 2 events to"), "{stderr}");
-    assert!(stderr.contains("redacted 2 secret field(s) to REDACTED: actions.state_delta.headers.authorization, actions.state_delta.headers.x-user-id"), "{stderr}");
+    assert!(stderr.contains("redacted 2 secret(s) to REDACTED, at actions.state_delta.headers.authorization, actions.state_delta.headers.x-user-id"), "{stderr}");
     let written = std::fs::read_to_string(&out).unwrap();
     assert!(!written.contains(&token) && !written.contains("alice@example.com"));
     let first: Value = serde_json::from_str(written.lines().next().unwrap()).unwrap();

@@ -28,7 +28,8 @@ fn run_match(case: &Value, matching: Matching) -> Result<bool, String> {
     };
     let verdict = MatchCase::parse(case.clone(), &defaults)
         .map_err(|e| e.0)?
-        .score();
+        .score()
+        .map_err(|e| e.0)?;
     assert_eq!(
         verdict.key,
         format!("trajectory_{}_match", case["mode"].as_str().unwrap())

@@ -1,14 +1,24 @@
-//! No input, however malformed, makes ingest or conversion panic.
+//! No input, however malformed, makes ingest, conversion, redaction or
+//! scoring panic; redaction leaves nothing it would redact again.
 
 use kagent_evals::core::convert::{ConvertOptions, convert, split_by_invocation};
 use kagent_evals::core::ingest::read_jsonl;
+use kagent_evals::core::judge::Never;
+use kagent_evals::core::redact::{find_secrets, redact};
 use kagent_evals::core::session::{Session, SessionKey};
+use kagent_evals::core::suite::compile::compile;
+use kagent_evals::core::suite::report::ReportBuilder;
+use kagent_evals::core::suite::spec::SuiteSpec;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
 /// JSON shaped like ADK events often enough to reach deep into the converter.
 fn event_like() -> impl Strategy<Value = Value> {
     let keys = prop::sample::select(vec![
+        "api_key",
+        "authorization",
+        "sessionToken",
+        concat!("eyJhbGciOiJub25lIn0", ".eyJzdWIiOiJ4In0", ".c2ln"),
         "author",
         "Author",
         "content",
@@ -52,7 +62,13 @@ fn event_like() -> impl Strategy<Value = Value> {
             "",
             " ",
             "2026-01-01T00:00:00Z",
-            "header_update"
+            "header_update",
+            "Bearer abcdefghijk",
+            "postgres://u:pw@db/x",
+            "Set-Cookie: a=b",
+            concat!("eyJhbGciOiJub25lIn0", ".eyJzdWIiOiJ4In0", ".c2ln"),
+            "{\"api_key\": \"k\", \"n\": 1}",
+            "x REDACTED",
         ])
         .prop_map(Value::from),
         ".*".prop_map(Value::String),
@@ -72,7 +88,17 @@ fn event_like() -> impl Strategy<Value = Value> {
 
 fn exercise(bytes: &[u8]) {
     let raw = read_jsonl(bytes, "fuzz.jsonl").expect("reading from memory cannot fail");
+    for row in &raw.events {
+        let mut value = row.value.clone();
+        redact(&mut value);
+        assert!(
+            find_secrets(&value).is_empty(),
+            "left after redaction: {value}"
+        );
+        assert_eq!(redact(&mut value).count, 0, "redaction is idempotent");
+    }
     let session = Session::from_raw(SessionKey::new("s", None), None, raw);
+    score_with_a_small_suite(&session);
     for options in [
         ConvertOptions::default(),
         ConvertOptions {
@@ -91,6 +117,26 @@ fn exercise(bytes: &[u8]) {
         }
     }
     let _ = session.first_user_text();
+}
+
+/// The report path, fail-closed rules included, on whatever was read.
+fn score_with_a_small_suite(session: &Session) {
+    let spec: SuiteSpec = serde_json::from_value(serde_json::json!({"cases": [
+        {"name": "safe", "evaluators": [{"name": "s", "type": "safety", "safety": {"forbidden": ["x"]}}]},
+        {"name": "loops", "evaluators": [{"name": "l", "type": "loops", "loops": {}}]}
+    ]}))
+    .unwrap();
+    let suite = compile("s", &spec, "spec", "default").unwrap();
+    let mut builder = ReportBuilder::new(&suite).with_trajectories(true);
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(builder.score(session, true, &None::<Never>));
+    let report = builder.finish();
+    assert_eq!(report.cases.len(), 2);
+    if !session.issues.is_empty() || session.events.is_empty() {
+        assert!(!report.passed, "a session not fully read never passes");
+    }
 }
 
 proptest! {

@@ -1,14 +1,21 @@
-//! Any bytes, read as a JSONL session and converted with every option on and
-//! off, must come back as events, issues and messages, never as a panic.
+//! Any bytes, read as a JSONL session, redacted, and converted with every
+//! option on and off, must come back as events, issues and messages, never
+//! as a panic; redaction must leave nothing it would redact again.
 #![no_main]
 
 use kagent_evals::core::convert::{ConvertOptions, convert, split_by_invocation};
 use kagent_evals::core::ingest::read_jsonl;
+use kagent_evals::core::redact::{find_secrets, redact};
 use kagent_evals::core::session::{Session, SessionKey};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(raw) = read_jsonl(data, "fuzz.jsonl") else { return };
+    for row in &raw.events {
+        let mut value = row.value.clone();
+        redact(&mut value);
+        assert!(find_secrets(&value).is_empty());
+    }
     let session = Session::from_raw(SessionKey::new("fuzz", None), None, raw);
     let everything = ConvertOptions {
         drop_internal_tools: false,

@@ -84,6 +84,11 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
         }
     };
     let options = args.options();
+    let mut unscorable = false;
+    if session.events.is_empty() && issues == 0 {
+        eprintln!("warning: session {} has no events", session.key);
+        unscorable = true;
+    }
     let text = if args.list_invocations {
         let rows = split_by_invocation(events.iter().copied())
             .into_iter()
@@ -108,7 +113,7 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
                 row.author.clone(),
                 row.role.clone(),
                 row.invocation_id.clone(),
-                row.describe(),
+                redact::redact_text(&row.describe()).0,
             ]
         });
         let mut text = table(["#", "AUTHOR", "ROLE", "INVOCATION", "CONTRIBUTED"], rows);
@@ -117,7 +122,14 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
         text
     } else {
         let conversion = convert::convert(events.iter().copied(), &options);
-        let mut json = serde_json::to_string_pretty(&conversion.messages)
+        // What the scorers cannot read (arguments that are not an object, say)
+        // is said here too, as `run` would refuse the session for it.
+        if let Err(e) = crate::core::trajectory::steps(&conversion.messages) {
+            eprintln!("warning: the trajectory cannot be scored: {e}");
+            unscorable = true;
+        }
+        let shown = redact::redact_messages(&conversion.messages);
+        let mut json = serde_json::to_string_pretty(&shown)
             .map_err(|e| CommandError(format!("cannot render the trajectory: {e}")))?;
         json.push('\n');
         json
@@ -126,7 +138,10 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
     if let Some(path) = &args.output {
         eprintln!("wrote {}", path.display());
     }
-    Ok(if issues > 0 {
+    for note in &session.notes {
+        eprintln!("note: {note}");
+    }
+    Ok(if issues > 0 || unscorable {
         Status::Failed
     } else {
         Status::Ok
@@ -164,12 +179,15 @@ pub fn write_raw(
     let session = raw.clone().normalise();
     let mut lines = String::new();
     let mut redacted = Vec::new();
+    let mut count = 0;
     for (row, event) in raw.raw.events.into_iter().zip(&session.events) {
         if invocation.is_some_and(|id| id != event.invocation()) {
             continue;
         }
         let mut value = row.value;
-        redacted.extend(redact::redact(&mut value));
+        let redaction = redact::redact(&mut value);
+        count += redaction.count;
+        redacted.extend(redaction.paths);
         lines.push_str(&serde_json::to_string(&value).map_err(|e| CommandError(e.to_string()))?);
         lines.push('\n');
     }
@@ -179,12 +197,11 @@ pub fn write_raw(
     eprintln!("wrote {written} events to {target}");
     redacted.sort();
     redacted.dedup();
-    if redacted.is_empty() {
-        eprintln!("redacted: nothing (no credential headers or JWTs found)");
+    if count == 0 {
+        eprintln!("redacted: nothing (no credentials, tokens or credential URLs found)");
     } else {
         eprintln!(
-            "redacted {} secret field(s) to REDACTED: {}",
-            redacted.len(),
+            "redacted {count} secret(s) to REDACTED, at {}",
             redacted.join(", ")
         );
     }

@@ -95,7 +95,8 @@ fn run_cases(path: &Path, defaults: &MatchConfig) -> Result<Status, CommandError
     let file = std::fs::File::open(path)
         .map_err(|e| CommandError(format!("cannot read {}: {e}", path.display())))?;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut lines = std::io::BufReader::new(file).lines().enumerate();
+    // Lines as bytes: one that is not UTF-8 is that line's error, not the batch's.
+    let mut lines = std::io::BufReader::new(file).split(b'\n').enumerate();
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut tally = Tally::default();
     loop {
@@ -103,7 +104,7 @@ fn run_cases(path: &Path, defaults: &MatchConfig) -> Result<Status, CommandError
         for (index, line) in lines.by_ref().take(CHUNK_LINES) {
             let line =
                 line.map_err(|e| CommandError(format!("{}:{}: {e}", path.display(), index + 1)))?;
-            if !line.trim().is_empty() {
+            if !line.trim_ascii().is_empty() {
                 chunk.push((index + 1, line));
             }
         }
@@ -173,20 +174,20 @@ impl Tally {
     }
 }
 
-fn score_line(path: &Path, number: usize, line: &str, defaults: &MatchConfig) -> Scored {
-    let case = MatchCase::from_json(line, defaults).map_err(|e| e.0);
-    match case {
-        Ok(case) => {
-            let verdict = case.score();
-            Scored {
-                outcome: if verdict.passed {
-                    Outcome::Passed
-                } else {
-                    Outcome::Failed
-                },
-                line: result_line(case.name.as_deref(), &verdict),
-            }
-        }
+fn score_line(path: &Path, number: usize, line: &[u8], defaults: &MatchConfig) -> Scored {
+    let scored = std::str::from_utf8(line)
+        .map_err(|e| format!("not UTF-8 (invalid byte at offset {})", e.valid_up_to()))
+        .and_then(|line| MatchCase::from_json(line, defaults).map_err(|e| e.0))
+        .and_then(|case| case.score().map(|verdict| (case, verdict)).map_err(|e| e.0));
+    match scored {
+        Ok((case, verdict)) => Scored {
+            outcome: if verdict.passed {
+                Outcome::Passed
+            } else {
+                Outcome::Failed
+            },
+            line: result_line(case.name.as_deref(), &verdict),
+        },
         Err(why) => {
             let message = format!("{}:{number}: {why}", path.display());
             tracing::error!("{message}");

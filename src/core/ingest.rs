@@ -68,17 +68,105 @@ pub struct RawEvents {
     pub notes: Vec<Issue>,
 }
 
-/// Parse the event JSON stored in one row or line.
-pub fn parse_event(bytes: &[u8], origin: Origin) -> Result<RawEvent, Issue> {
+impl RawEvents {
+    /// File what parsing one row gave: the event (and a note of what was
+    /// read with a loss), or why it could not be read.
+    pub fn accept(&mut self, parsed: Result<Parsed, Issue>) {
+        match parsed {
+            Ok(Parsed { event, note }) => {
+                self.notes.extend(note);
+                self.events.push(event);
+            }
+            Err(issue) => self.issues.push(issue),
+        }
+    }
+}
+
+/// One row, read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parsed {
+    pub event: RawEvent,
+    /// What was read with a loss: numbers beyond a float's range.
+    pub note: Option<Issue>,
+}
+
+/// Numbers clamped in one row before giving up: a row of nothing but
+/// huge numbers is not an event.
+const CLAMPS_PER_ROW: usize = 64;
+
+/// Parse the event JSON stored in one row or line. A number beyond a
+/// float's range (`1e400`) loses its precision, becoming the largest float
+/// of its sign, and is noted; it does not cost the event.
+pub fn parse_event(bytes: &[u8], origin: Origin) -> Result<Parsed, Issue> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         Issue::new(
             &origin,
             format!("not UTF-8 (invalid byte at offset {})", e.valid_up_to()),
         )
     })?;
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| Issue::new(&origin, json_problem(&e)))?;
-    unwrap_row(value, origin)
+    let (value, clamped) = parse_lossy(text).map_err(|e| Issue::new(&origin, json_problem(&e)))?;
+    let (event, inner_clamped) = unwrap_row(value, origin)?;
+    let clamped = clamped + inner_clamped;
+    let note = (clamped > 0).then(|| {
+        Issue::new(
+            &event.origin,
+            format!(
+                "{clamped} number(s) beyond a float's range read as the largest float of their sign"
+            ),
+        )
+    });
+    Ok(Parsed { event, note })
+}
+
+/// JSON, with numbers beyond a float's range clamped; how many were.
+fn parse_lossy(text: &str) -> Result<(Value, usize), serde_json::Error> {
+    let mut text = std::borrow::Cow::Borrowed(text);
+    for clamped in 0..=CLAMPS_PER_ROW {
+        match serde_json::from_str(&text) {
+            Ok(value) => return Ok((value, clamped)),
+            Err(e) => match clamp_number_at(&text, &e) {
+                Some(fixed) if clamped < CLAMPS_PER_ROW => text = std::borrow::Cow::Owned(fixed),
+                _ => return Err(e),
+            },
+        }
+    }
+    unreachable!("the loop returns")
+}
+
+/// The text with the out-of-range number the error points at replaced by
+/// the largest float of its sign; `None` for any other error.
+fn clamp_number_at(text: &str, error: &serde_json::Error) -> Option<String> {
+    if !error.to_string().starts_with("number out of range") {
+        return None;
+    }
+    // serde_json counts lines from 1 and columns in bytes from 1, pointing
+    // at the number's last byte.
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(error.line().saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let end = (line_start + error.column()).min(text.len());
+    let is_number_byte =
+        |b: u8| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-');
+    let bytes = text.as_bytes();
+    let mut start = end;
+    while start > 0 && is_number_byte(bytes[start - 1]) {
+        start -= 1;
+    }
+    let mut stop = end;
+    while stop < bytes.len() && is_number_byte(bytes[stop]) {
+        stop += 1;
+    }
+    if start == stop {
+        return None;
+    }
+    let largest = if bytes[start] == b'-' {
+        "-1.7976931348623157e308"
+    } else {
+        "1.7976931348623157e308"
+    };
+    Some(format!("{}{largest}{}", &text[..start], &text[stop..]))
 }
 
 fn json_problem(error: &serde_json::Error) -> String {
@@ -90,8 +178,9 @@ fn json_problem(error: &serde_json::Error) -> String {
 }
 
 /// A line may be a kagent API event row, `{"id": ..., "data": "<event JSON>"}`;
-/// anything else must be the event object itself.
-fn unwrap_row(value: Value, origin: Origin) -> Result<RawEvent, Issue> {
+/// anything else must be the event object itself. Also how many numbers
+/// the row's inner JSON had clamped.
+fn unwrap_row(value: Value, origin: Origin) -> Result<(RawEvent, usize), Issue> {
     let Value::Object(mut obj) = value else {
         return Err(Issue::new(
             &origin,
@@ -103,10 +192,11 @@ fn unwrap_row(value: Value, origin: Origin) -> Result<RawEvent, Issue> {
             .iter()
             .any(|k| obj.contains_key(*k));
     if !is_row {
-        return Ok(RawEvent {
+        let event = RawEvent {
             origin,
             value: Value::Object(obj),
-        });
+        };
+        return Ok((event, 0));
     }
     let row_origin = match (&origin, obj.get("id").and_then(Value::as_str)) {
         (Origin::Line { file, line }, Some(id)) => Origin::Row {
@@ -116,11 +206,18 @@ fn unwrap_row(value: Value, origin: Origin) -> Result<RawEvent, Issue> {
         _ => origin,
     };
     match obj.remove("data") {
-        Some(Value::String(inner)) => parse_event(inner.as_bytes(), row_origin),
-        Some(inner @ Value::Object(_)) => Ok(RawEvent {
-            origin: row_origin,
-            value: inner,
-        }),
+        Some(Value::String(inner)) => {
+            let (value, clamped) =
+                parse_lossy(&inner).map_err(|e| Issue::new(&row_origin, json_problem(&e)))?;
+            unwrap_row(value, row_origin).map(|(event, more)| (event, clamped + more))
+        }
+        Some(inner @ Value::Object(_)) => Ok((
+            RawEvent {
+                origin: row_origin,
+                value: inner,
+            },
+            0,
+        )),
         Some(other) => Err(Issue::new(
             &row_origin,
             format!(
@@ -158,10 +255,19 @@ pub fn read_jsonl(mut reader: impl BufRead, file: &str) -> io::Result<RawEvents>
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match parse_event(&buf, origin) {
-            Ok(event) => out.events.push(event),
-            Err(issue) => out.issues.push(issue),
+        // A JSON document (an array of events, or one pretty-printed event)
+        // would otherwise give one puzzling error per line.
+        if out.events.is_empty() && out.issues.is_empty() {
+            let first = buf.trim_ascii();
+            if first.starts_with(b"[") || first == b"{" {
+                out.issues.push(Issue::new(
+                    &origin,
+                    "this is a JSON document, not JSONL (one event object per line); for an array of events, `jq -c '.[]' FILE` writes JSONL",
+                ));
+                return Ok(out);
+            }
         }
+        out.accept(parse_event(&buf, origin));
     }
     Ok(out)
 }

@@ -1,119 +1,254 @@
-//! Secrets out of saved events.
+//! Secrets out of anything a person may read: saved events, printed
+//! trajectories, URLs in messages.
 //!
 //! kagent records the caller's request headers in `header_update` events
-//! (`actions.state_delta.headers`), bearer JWTs and user ids included. Before
-//! events are written anywhere a person may read them, every value under a
-//! credential-like key and every JWT-shaped string becomes `REDACTED`.
+//! (`actions.state_delta.headers`), bearer JWTs and user ids included, and
+//! tools return tokens and connection strings in their output. Before events
+//! are written anywhere a person may read them, every value under a
+//! credential-like key becomes `REDACTED`, and in every string (object keys
+//! included) JWTs, bearer and basic credentials, cookie headers and the user
+//! info of URLs do too. Only a value that is exactly a redaction is taken as
+//! already scrubbed.
 
 use regex::Regex;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::sync::LazyLock;
 
 pub const REDACTED: &str = "REDACTED";
 
-/// Keys whose values are credentials or identities wherever they appear.
+/// Whole keys whose values are credentials or identities.
 const SECRET_KEYS: &[&str] = &[
     "authorization",
     "proxy-authorization",
     "cookie",
     "set-cookie",
     "x-user-id",
-    "x-api-key",
-    "api-key",
     "apikey",
-    "x-auth-token",
-    "x-access-token",
-    "x-id-token",
-    "x-csrf-token",
-    "x-forwarded-access-token",
-    "x-amz-security-token",
-    "x-goog-api-key",
-    "password",
-    "client_secret",
-    "access_token",
-    "refresh_token",
-    "id_token",
+    "passwd",
+    "pwd",
 ];
+
+/// The last word of a key that makes it a credential (`api_token`,
+/// `sessionToken`, `client_secret`); `max_tokens` and `token_count` are not.
+const SECRET_LAST_WORDS: &[&str] = &[
+    "token",
+    "secret",
+    "password",
+    "passphrase",
+    "credential",
+    "credentials",
+    "cookie",
+    "auth",
+    "authorization",
+    "apikey",
+];
+
+/// Pairs of words that name a key (`api_key`, `x-goog-api-key`, `private_key`).
+const SECRET_KEY_WORDS: &[&str] = &["api", "access", "private", "secret", "signing", "session"];
+
+/// The words of a key: split on `_`, `-`, `.` and camelCase, lower-cased.
+fn words(key: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut previous_lower = false;
+    for c in key.chars() {
+        if c == '_' || c == '-' || c == '.' || c == ' ' {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+pub fn is_secret_key(key: &str) -> bool {
+    if SECRET_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key)) {
+        return true;
+    }
+    let words = words(key);
+    match words.as_slice() {
+        [.., last] if SECRET_LAST_WORDS.contains(&last.as_str()) => true,
+        [.., before, last] if last == "key" => SECRET_KEY_WORDS.contains(&before.as_str()),
+        _ => false,
+    }
+}
 
 /// A JWT: base64url of a JSON header (`{"` encodes as `eyJ`), payload, signature.
 static JWT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*").expect("valid regex")
 });
 
-fn is_secret_key(key: &str) -> bool {
-    SECRET_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key))
-}
+/// Credentials in text: `Bearer <token>`, `Basic <base64>`, the value of a
+/// `Cookie:` or `Set-Cookie:` header, and the user info of a URL.
+static CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)(?P<scheme>\b(?:bearer|basic|token)\s+)(?P<token>[A-Za-z0-9\-._~+/]{8,}=*)",
+        r"|(?P<header>\b(?:set-cookie|cookie)\s*:\s*)(?P<cookie>[^\r\n]+)",
+        r"|(?P<url>\b[a-z][a-z0-9+.\-]*://)(?P<userinfo>[^\s/@:]+:[^\s/@]*|[^\s/@:]+)@",
+    ))
+    .expect("valid regex")
+});
 
-/// Already scrubbed: `REDACTED` or `Bearer REDACTED`.
+/// Exactly a redaction: left as it is.
 fn is_scrubbed(value: &Value) -> bool {
     match value {
-        Value::String(s) => s == REDACTED || s.ends_with(" REDACTED"),
+        Value::String(s) => s == REDACTED || s == "Bearer REDACTED" || s == "Basic REDACTED",
         Value::Null => true,
         _ => false,
     }
 }
 
-/// Redact in place; returns the paths of the values changed.
-pub fn redact(value: &mut Value) -> Vec<String> {
-    let mut changed = Vec::new();
-    walk(value, &mut String::new(), &mut |path, v, whole| {
-        changed.push(path.to_string());
-        *v = match v {
-            Value::String(s) if !whole => Value::String(JWT.replace_all(s, REDACTED).into_owned()),
-            _ => Value::String(REDACTED.into()),
-        };
+/// The text with every credential in it redacted, and how many there were.
+pub fn redact_text(text: &str) -> (String, usize) {
+    let mut count = 0;
+    let jwt_free = JWT.replace_all(text, |_: &regex::Captures<'_>| {
+        count += 1;
+        REDACTED
     });
-    changed
+    let clean = CREDENTIALS.replace_all(&jwt_free, |c: &regex::Captures<'_>| {
+        let (kept, secret) = if let Some(scheme) = c.name("scheme") {
+            (scheme.as_str(), c.name("token").map_or("", |m| m.as_str()))
+        } else if let Some(header) = c.name("header") {
+            (header.as_str(), c.name("cookie").map_or("", |m| m.as_str()))
+        } else {
+            (
+                c.name("url").map_or("", |m| m.as_str()),
+                c.name("userinfo").map_or("", |m| m.as_str()),
+            )
+        };
+        if secret == REDACTED {
+            return c[0].to_string();
+        }
+        count += 1;
+        let tail = if c.name("url").is_some() { "@" } else { "" };
+        format!("{kept}{REDACTED}{tail}")
+    });
+    (clean.into_owned(), count)
+}
+
+/// What [`redact`] did: how many secrets it replaced, and where.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Redaction {
+    pub count: usize,
+    /// Paths of the changed values (keys as redacted), each once.
+    pub paths: Vec<String>,
+}
+
+/// Redact in place.
+pub fn redact(value: &mut Value) -> Redaction {
+    let mut redaction = Redaction::default();
+    walk(value, &mut String::new(), &mut redaction, true);
+    redaction.paths.dedup();
+    redaction
 }
 
 /// The paths of unredacted secrets, leaving the value as it is.
 pub fn find_secrets(value: &Value) -> Vec<String> {
     let mut copy = value.clone();
-    let mut found = Vec::new();
-    walk(&mut copy, &mut String::new(), &mut |path, _, _| {
-        found.push(path.to_string())
-    });
-    found
+    let mut redaction = Redaction::default();
+    walk(&mut copy, &mut String::new(), &mut redaction, false);
+    redaction.paths
 }
 
-/// Visit every value that holds a secret: the whole value of a secret key
-/// (unless already scrubbed; `whole` is true) and every other string that
-/// contains a JWT (`whole` is false: only the token is secret).
-fn walk(value: &mut Value, path: &mut String, found: &mut dyn FnMut(&str, &mut Value, bool)) {
+fn record(redaction: &mut Redaction, path: &str, count: usize) {
+    redaction.count += count;
+    let path = if path.is_empty() { "(value)" } else { path };
+    if redaction.paths.last().map(String::as_str) != Some(path) {
+        redaction.paths.push(path.to_string());
+    }
+}
+
+fn walk(value: &mut Value, path: &mut String, redaction: &mut Redaction, rename_keys: bool) {
     match value {
         Value::Object(map) => {
-            for (key, item) in map.iter_mut() {
+            let entries = std::mem::take(map);
+            let mut rebuilt = Map::new();
+            for (key, mut item) in entries {
+                let (mut clean_key, in_key) = redact_text(&key);
                 let len = path.len();
                 if !path.is_empty() {
                     path.push('.');
                 }
-                path.push_str(key);
-                if is_secret_key(key) && !is_scrubbed(item) {
-                    found(path, item, true);
+                path.push_str(&clean_key);
+                if in_key > 0 {
+                    record(redaction, path, in_key);
+                }
+                if !rename_keys {
+                    clean_key = key.clone();
+                }
+                if is_secret_key(&key) && !is_scrubbed(&item) {
+                    record(redaction, path, 1);
+                    item = Value::String(REDACTED.into());
                 } else {
-                    walk(item, path, found);
+                    walk(&mut item, path, redaction, rename_keys);
                 }
                 path.truncate(len);
+                // Two keys redacted to one name stay two entries.
+                let mut unique = clean_key.clone();
+                let mut n = 2;
+                while rebuilt.contains_key(&unique) {
+                    unique = format!("{clean_key}-{n}");
+                    n += 1;
+                }
+                rebuilt.insert(unique, item);
             }
+            *map = rebuilt;
         }
         Value::Array(items) => {
             for (i, item) in items.iter_mut().enumerate() {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
-                walk(item, path, found);
+                walk(item, path, redaction, rename_keys);
                 path.truncate(len);
             }
         }
-        Value::String(s) if JWT.is_match(s) => {
-            let at = if path.is_empty() {
-                "(value)".to_string()
-            } else {
-                path.clone()
-            };
-            found(&at, value, false);
+        Value::String(text) => {
+            // JSON held in a string (tool arguments, a tool's output) is
+            // redacted as JSON, so its secret-named keys are found too.
+            if text.trim_start().starts_with('{')
+                && let Ok(mut inner @ Value::Object(_)) = serde_json::from_str::<Value>(text)
+            {
+                let before = redaction.count;
+                walk(&mut inner, path, redaction, rename_keys);
+                if redaction.count > before {
+                    *text = inner.to_string();
+                }
+                return;
+            }
+            let (clean, count) = redact_text(text);
+            if count > 0 {
+                record(redaction, path, count);
+                *text = clean;
+            }
         }
         _ => {}
     }
+}
+
+/// Messages as they may be shown: every credential in them redacted.
+pub fn redact_messages(
+    messages: &[crate::core::trajectory::Message],
+) -> Vec<crate::core::trajectory::Message> {
+    messages
+        .iter()
+        .map(|message| {
+            let mut value = serde_json::to_value(message).expect("messages serialise");
+            if redact(&mut value).count == 0 {
+                return message.clone();
+            }
+            serde_json::from_value(value).unwrap_or_else(|_| message.clone())
+        })
+        .collect()
 }
 
 /// Query parameters whose values are credentials (`?token=`, `&api_key=`).
@@ -214,7 +349,8 @@ mod tests {
             }}},
             "content": {"parts": [{"text": format!("token was {TOKEN}, keep this")}]}
         });
-        let mut paths = redact(&mut event);
+        let redaction = redact(&mut event);
+        let mut paths = redaction.paths.clone();
         paths.sort();
         assert_eq!(
             paths,
@@ -225,6 +361,7 @@ mod tests {
                 "content.parts[0].text",
             ]
         );
+        assert_eq!(redaction.count, 4);
         let headers = &event["actions"]["state_delta"]["headers"];
         assert_eq!(headers["Authorization"], "REDACTED");
         assert_eq!(headers["accept"], "*/*");
@@ -233,7 +370,116 @@ mod tests {
             "token was REDACTED, keep this"
         );
         assert!(find_secrets(&event).is_empty());
-        assert!(redact(&mut event).is_empty(), "redaction is idempotent");
+        assert_eq!(
+            redact(&mut event),
+            Redaction::default(),
+            "redaction is idempotent"
+        );
+    }
+
+    #[test]
+    fn secret_names_are_told_from_counts_and_limits() {
+        for key in [
+            "api_key",
+            "apiKey",
+            "x-api-key",
+            "token",
+            "api_token",
+            "session_token",
+            "sessionToken",
+            "secret",
+            "client_secret",
+            "password",
+            "access_token",
+            "x-goog-api-key",
+            "private_key",
+            "Authorization",
+            "set-cookie",
+            "X-Amz-Security-Token",
+            "auth",
+        ] {
+            assert!(is_secret_key(key), "{key}");
+        }
+        for key in [
+            "max_tokens",
+            "total_token_count",
+            "prompt_token_count",
+            "tokens",
+            "key",
+            "keys",
+            "city",
+            "keyword",
+            "tokenizer",
+            "author",
+        ] {
+            assert!(!is_secret_key(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn credentials_in_text_and_keys_are_found_and_counted_exactly() {
+        let mut event = json!({
+            "text": "connect with postgres://kagent:hunter2@db:5432/kagent then curl -H 'Authorization: Bearer abcdefghijklmnop' and Basic dXNlcjpwYXNz",
+            "log": "Set-Cookie: sid=s3cr3t; HttpOnly\nnext line",
+            TOKEN: "a JWT used as a key",
+            "nested": {"api_key": {"value": 1}, "note": "ends in REDACTED"},
+            "authorization": "Bearer not-really REDACTED"
+        });
+        let redaction = redact(&mut event);
+        assert_eq!(redaction.count, 7, "{redaction:?}\n{event}");
+        let text = event.to_string();
+        for secret in [
+            "hunter2",
+            "abcdefghijklmnop",
+            "dXNlcjpwYXNz",
+            "s3cr3t",
+            TOKEN,
+            "not-really",
+        ] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        assert!(
+            text.contains("postgres://REDACTED@db:5432/kagent"),
+            "{text}"
+        );
+        assert!(text.contains("next line"), "{text}");
+        assert!(
+            !redaction.paths.iter().any(|p| p.contains("eyJ")),
+            "{:?}",
+            redaction.paths
+        );
+        assert_eq!(event["nested"]["note"], "ends in REDACTED");
+        assert!(
+            find_secrets(&event).is_empty(),
+            "{:?}",
+            find_secrets(&event)
+        );
+    }
+
+    #[test]
+    fn json_inside_strings_is_redacted_as_json() {
+        let mut call = json!({"function": {"name": "login", "arguments": "{\"user\": \"bob\", \"api_key\": \"sk-live-1234\"}"}});
+        let redaction = redact(&mut call);
+        assert_eq!(redaction.count, 1);
+        let arguments: Value =
+            serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(arguments, json!({"user": "bob", "api_key": "REDACTED"}));
+        let mut plain = json!({"arguments": "{\"city\": \"London\"}"});
+        assert_eq!(redact(&mut plain).count, 0);
+        assert_eq!(
+            plain["arguments"], "{\"city\": \"London\"}",
+            "untouched when clean"
+        );
+    }
+
+    #[test]
+    fn only_an_exact_redaction_counts_as_scrubbed() {
+        let event = json!({"headers": {"authorization": "Bearer REDACTED", "x-user-id": null}});
+        assert!(find_secrets(&event).is_empty());
+        let event = json!({"headers": {"authorization": "Bearer abc"}});
+        assert_eq!(find_secrets(&event), ["headers.authorization"]);
+        let event = json!({"headers": {"authorization": "sk-live-123 REDACTED"}});
+        assert_eq!(find_secrets(&event), ["headers.authorization"]);
     }
 
     #[test]
@@ -255,13 +501,5 @@ mod tests {
             urls_for_display("error sending request for url (http://a:b@h:1/x?api_key=k): refused"),
             "error sending request for url (http://a:REDACTED@h:1/x?api_key=REDACTED): refused"
         );
-    }
-
-    #[test]
-    fn already_scrubbed_values_are_left_alone() {
-        let event = json!({"headers": {"authorization": "Bearer REDACTED", "x-user-id": null}});
-        assert!(find_secrets(&event).is_empty());
-        let event = json!({"headers": {"authorization": "Bearer abc"}});
-        assert_eq!(find_secrets(&event), ["headers.authorization"]);
     }
 }

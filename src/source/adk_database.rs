@@ -8,9 +8,9 @@
 //! is part of every query. Connections are read-only.
 
 use super::{
-    RawSession, Secret, SessionQuery, SessionSource, SessionSummary, SourceError, order_rows,
+    RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
 };
-use crate::core::ingest::{Origin, RawEvent, RawEvents, parse_event};
+use crate::core::ingest::{Origin, parse_event};
 use crate::core::session::{AgentRef, SessionKey};
 use sqlx::Row;
 use std::sync::Arc;
@@ -249,8 +249,7 @@ impl SessionSource for AdkDatabase {
                     .fetch_all(&mut *tx)
                     .await
                     .map_err(|e| self.unavailable(e))?;
-                let mut raw = RawEvents::default();
-                let mut ordered: Vec<(Option<i64>, RawEvent)> = Vec::new();
+                let mut session = SessionRows::default();
                 for row in rows {
                     let event_id: String = row.try_get("id").map_err(|e| self.unavailable(e))?;
                     let data: Option<String> =
@@ -260,22 +259,19 @@ impl SessionSource for AdkDatabase {
                         source: self.name.clone(),
                         event_id,
                     };
-                    match parse_event(data.unwrap_or_default().as_bytes(), origin) {
-                        Ok(event) => ordered.push((
-                            at.as_deref()
-                                .and_then(Self::time)
-                                .map(|t| t.as_microsecond()),
-                            event,
-                        )),
-                        Err(issue) => raw.issues.push(issue),
-                    }
+                    let stored = at
+                        .as_deref()
+                        .and_then(Self::time)
+                        .map(|t| t.as_microsecond());
+                    session.add(
+                        stored,
+                        parse_event(data.unwrap_or_default().as_bytes(), origin),
+                    );
                 }
-                order_rows(&mut ordered);
-                raw.events = ordered.into_iter().map(|(_, e)| e).collect();
                 out.push(RawSession {
                     key: SessionKey::new(key.id.clone(), Some(user)),
                     agent_id: Some(self.app.clone()),
-                    raw,
+                    raw: session.finish(),
                 });
             }
         }

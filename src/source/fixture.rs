@@ -8,7 +8,7 @@
 //! to files.
 
 use super::{RawSession, SessionQuery, SessionSource, SessionSummary, SourceError};
-use crate::core::ingest::read_jsonl;
+use crate::core::ingest::{RawEvents, read_jsonl};
 use crate::core::session::{AgentRef, SessionKey};
 use std::path::{Path, PathBuf};
 
@@ -31,13 +31,16 @@ impl FixtureSource {
             let mut files = Vec::new();
             for entry in std::fs::read_dir(&root).map_err(|e| unavailable(e.to_string()))? {
                 let path = entry.map_err(|e| unavailable(e.to_string()))?.path();
-                if path.extension().is_some_and(|e| e == "jsonl") && path.is_file() {
+                if path.extension().is_some_and(|e| e == "jsonl") {
+                    // A session file that cannot be read is said, not skipped.
+                    regular_file(&path)?;
                     files.push((stem(&path), path));
                 }
             }
             files.sort();
             (files, false)
         } else {
+            regular_file(&root)?;
             (vec![(stem(&root), root.clone())], true)
         };
         Ok(FixtureSource {
@@ -48,22 +51,46 @@ impl FixtureSource {
     }
 
     fn read(&self, id: &str, path: &Path) -> Result<RawSession, SourceError> {
-        let bytes = std::fs::read(path).map_err(|e| SourceError::Unavailable {
-            source_name: format!("fixture {}", path.display()),
-            detail: e.to_string(),
-        })?;
-        let raw = read_jsonl(bytes.as_slice(), &path.display().to_string()).map_err(|e| {
-            SourceError::Unavailable {
-                source_name: format!("fixture {}", path.display()),
-                detail: e.to_string(),
-            }
-        })?;
         Ok(RawSession {
             key: SessionKey::new(id, None),
             agent_id: None,
-            raw,
+            raw: read_file(path)?,
         })
     }
+}
+
+/// Only regular files: a FIFO would hang, a device (`/dev/zero`) never ends,
+/// and a broken link is a session that cannot be read.
+fn regular_file(path: &Path) -> Result<(), SourceError> {
+    let unavailable = |detail: String| SourceError::Unavailable {
+        source_name: format!("fixture {}", path.display()),
+        detail,
+    };
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => Ok(()),
+        Ok(_) => Err(unavailable(
+            "not a regular file (a directory, device, FIFO or socket)".into(),
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && path.is_symlink() => {
+            Err(unavailable("a symbolic link to nothing".into()))
+        }
+        Err(e) => Err(unavailable(e.to_string())),
+    }
+}
+
+/// A JSONL file of events, streamed: a line over the limit is never held.
+pub fn read_file(path: &Path) -> Result<RawEvents, SourceError> {
+    regular_file(path)?;
+    let unavailable = |e: std::io::Error| SourceError::Unavailable {
+        source_name: format!("fixture {}", path.display()),
+        detail: e.to_string(),
+    };
+    let file = std::fs::File::open(path).map_err(unavailable)?;
+    read_jsonl(
+        std::io::BufReader::with_capacity(1 << 16, file),
+        &path.display().to_string(),
+    )
+    .map_err(unavailable)
 }
 
 fn stem(path: &Path) -> String {

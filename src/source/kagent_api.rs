@@ -11,9 +11,9 @@
 //! there, which is an error of the run, never "no sessions".
 
 use super::{
-    RawSession, Secret, SessionQuery, SessionSource, SessionSummary, SourceError, order_rows,
+    RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
 };
-use crate::core::ingest::{Issue, Origin, RawEvents, parse_event};
+use crate::core::ingest::{Issue, Origin, Parsed, parse_event};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::http_client::{self, HttpError, Retry};
 use serde_json::Value;
@@ -32,7 +32,7 @@ pub struct KagentApi {
 impl std::fmt::Debug for KagentApi {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KagentApi")
-            .field("base", &self.base)
+            .field("base", &crate::core::redact::url_for_display(&self.base))
             .field("user", &self.user)
             .finish_non_exhaustive()
     }
@@ -61,13 +61,17 @@ impl KagentApi {
     ) -> Result<Self, SourceError> {
         let base = base.trim_end_matches('/').to_string();
         if !(base.starts_with("http://") || base.starts_with("https://")) {
-            return Err(SourceError::Config(format!(
-                "the kagent API URL `{base}` must start with http:// or https://"
-            )));
+            return Err(SourceError::Config(
+                "the kagent API URL must start with http:// or https://".into(),
+            ));
         }
         let client = http_client::client(timeout).map_err(SourceError::Config)?;
         Ok(KagentApi {
-            name: format!("kagent API at {base}").into(),
+            name: format!(
+                "kagent API at {}",
+                crate::core::redact::url_for_display(&base)
+            )
+            .into(),
             base,
             user,
             token,
@@ -154,9 +158,10 @@ impl KagentApi {
     }
 
     fn scrub(&self, message: &str) -> String {
+        let message = crate::core::redact::urls_for_display(message);
         match &self.token {
-            Some(token) => token.scrub(message),
-            None => message.to_string(),
+            Some(token) => token.scrub(&message),
+            None => message,
         }
     }
 
@@ -297,8 +302,7 @@ impl SessionSource for KagentApi {
 
 impl KagentApi {
     fn session_from(&self, key: &SessionKey, user: &str, data: &Value) -> RawSession {
-        let mut raw = RawEvents::default();
-        let mut rows = Vec::new();
+        let mut rows = SessionRows::default();
         for (i, row) in data
             .get("events")
             .and_then(Value::as_array)
@@ -321,19 +325,17 @@ impl KagentApi {
                 .map(|t| t.as_microsecond());
             let parsed = match row.get("data") {
                 Some(Value::String(text)) => parse_event(text.as_bytes(), origin),
-                Some(value @ Value::Object(_)) => Ok(crate::core::ingest::RawEvent {
-                    origin,
-                    value: value.clone(),
+                Some(value @ Value::Object(_)) => Ok(Parsed {
+                    event: crate::core::ingest::RawEvent {
+                        origin,
+                        value: value.clone(),
+                    },
+                    note: None,
                 }),
                 _ => Err(Issue::new(&origin, "event row has no `data`")),
             };
-            match parsed {
-                Ok(event) => rows.push((created, event)),
-                Err(issue) => raw.issues.push(issue),
-            }
+            rows.add(created, parsed);
         }
-        order_rows(&mut rows);
-        raw.events = rows.into_iter().map(|(_, e)| e).collect();
         RawSession {
             key: SessionKey::new(key.id.clone(), Some(user.to_string())),
             agent_id: data
@@ -341,7 +343,7 @@ impl KagentApi {
                 .and_then(|s| s.get("agent_id"))
                 .and_then(Value::as_str)
                 .map(String::from),
-            raw,
+            raw: rows.finish(),
         }
     }
 }

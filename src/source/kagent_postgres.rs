@@ -6,7 +6,7 @@
 //! batch of sessions come back in one round trip, streamed.
 
 use super::{
-    RawSession, Secret, SessionQuery, SessionSource, SessionSummary, SourceError, order_rows,
+    RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
 };
 use crate::core::ingest::{Origin, RawEvents, parse_event};
 use crate::core::session::{AgentRef, SessionKey};
@@ -74,10 +74,9 @@ impl KagentPostgres {
     /// source being unavailable when the run reads it.
     pub fn new(url: Secret) -> Result<Self, SourceError> {
         if !(url.expose().starts_with("postgres://") || url.expose().starts_with("postgresql://")) {
-            return Err(SourceError::Config(format!(
-                "the kagent database URL `{}` is not a postgres:// URL: kagent keeps its sessions in PostgreSQL",
-                crate::core::redact::url_for_display(url.expose())
-            )));
+            return Err(SourceError::Config(
+                "the kagent database URL is not a postgres:// URL: kagent keeps its sessions in PostgreSQL".into(),
+            ));
         }
         let options = PgConnectOptions::from_str(url.expose())
             .map_err(|e| {
@@ -201,7 +200,7 @@ impl SessionSource for KagentPostgres {
         }
         let mut tx = self.read_only().await?;
         let mut sessions: Vec<RawSession> = Vec::new();
-        let mut rows: Vec<(Option<i64>, crate::core::ingest::RawEvent)> = Vec::new();
+        let mut rows = SessionRows::default();
         {
             let mut stream = sqlx::query(FETCH_EVENTS)
                 .bind(&pair_ids)
@@ -235,11 +234,7 @@ impl SessionSource for KagentPostgres {
                     source: self.name.clone(),
                     event_id,
                 };
-                let session = sessions.last_mut().expect("pushed above");
-                match parse_event(data.as_bytes(), origin) {
-                    Ok(event) => rows.push((created, event)),
-                    Err(issue) => session.raw.issues.push(issue),
-                }
+                rows.add(created, parse_event(data.as_bytes(), origin));
             }
         }
         if let Some(done) = sessions.last_mut() {
@@ -251,7 +246,6 @@ impl SessionSource for KagentPostgres {
 }
 
 /// Put a session's collected rows in order and into it.
-fn finish(session: &mut RawSession, rows: &mut Vec<(Option<i64>, crate::core::ingest::RawEvent)>) {
-    order_rows(rows);
-    session.raw.events.extend(rows.drain(..).map(|(_, e)| e));
+fn finish(session: &mut RawSession, rows: &mut SessionRows) {
+    session.raw = std::mem::take(rows).finish();
 }

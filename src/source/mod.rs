@@ -8,7 +8,7 @@ pub mod kagent_api;
 pub mod kagent_postgres;
 pub mod open;
 
-use crate::core::ingest::{RawEvent, RawEvents};
+use crate::core::ingest::{Issue, Parsed, RawEvent, RawEvents};
 use crate::core::session::{AgentRef, Session, SessionKey};
 use jiff::Timestamp;
 use std::future::Future;
@@ -134,9 +134,36 @@ impl std::fmt::Debug for Secret {
     }
 }
 
+/// A session's rows as they arrive from a database or the API, each with
+/// the time it was stored, put in kagent's order when done.
+#[derive(Default)]
+pub(crate) struct SessionRows {
+    rows: Vec<(Option<i64>, RawEvent)>,
+    raw: RawEvents,
+}
+
+impl SessionRows {
+    /// One row, parsed or not, stored at `created` (microseconds).
+    pub fn add(&mut self, created: Option<i64>, parsed: Result<Parsed, Issue>) {
+        match parsed {
+            Ok(Parsed { event, note }) => {
+                self.raw.notes.extend(note);
+                self.rows.push((created, event));
+            }
+            Err(issue) => self.raw.issues.push(issue),
+        }
+    }
+
+    pub fn finish(mut self) -> RawEvents {
+        order_rows(&mut self.rows);
+        self.raw.events = self.rows.into_iter().map(|(_, e)| e).collect();
+        self.raw
+    }
+}
+
 /// Order a session's rows as kagent does: insertion time, then the time
 /// inside the event, then the event id.
-pub(crate) fn order_rows(rows: &mut [(Option<i64>, RawEvent)]) {
+fn order_rows(rows: &mut [(Option<i64>, RawEvent)]) {
     rows.sort_by(|(a_created, a), (b_created, b)| {
         let time = |e: &RawEvent| crate::core::event::Event::timestamp_of(&e.value);
         let id = |e: &RawEvent| {

@@ -59,10 +59,15 @@ struct Seen {
 }
 
 /// A listener that answers as kagent's API (one session, the grounded
-/// capture) and as an OpenAI-compatible judge (always satisfied),
-/// recording every request.
+/// capture, owned by the agent last listed) and as an OpenAI-compatible
+/// judge (always satisfied), recording every request.
 async fn listener() -> (String, Arc<Mutex<Vec<Seen>>>) {
-    async fn answer(State(seen): State<Arc<Mutex<Vec<Seen>>>>, request: Request) -> Response {
+    #[derive(Default)]
+    struct Listener {
+        seen: Arc<Mutex<Vec<Seen>>>,
+        agent: Mutex<String>,
+    }
+    async fn answer(State(listener): State<Arc<Listener>>, request: Request) -> Response {
         let header = |name: &str| {
             request
                 .headers()
@@ -71,7 +76,7 @@ async fn listener() -> (String, Arc<Mutex<Vec<Seen>>>) {
                 .map(String::from)
         };
         let path = request.uri().path().to_string();
-        seen.lock().unwrap().push(Seen {
+        listener.seen.lock().unwrap().push(Seen {
             path: path.clone(),
             query: request.uri().query().unwrap_or_default().to_string(),
             authorization: header("authorization"),
@@ -85,7 +90,8 @@ async fn listener() -> (String, Arc<Mutex<Vec<Seen>>>) {
             .into_response()
         } else if path.ends_with("/models") {
             axum::Json(json!({"data": []})).into_response()
-        } else if path.starts_with("/api/sessions/agent/") {
+        } else if let Some(agent) = path.strip_prefix("/api/sessions/agent/") {
+            *listener.agent.lock().unwrap() = agent.replace('-', "_").replace('/', "__NS__");
             let session = json!({"id": "grounded", "user_id": "u", "updated_at": jiff::Timestamp::now().to_string()});
             axum::Json(json!({"error": false, "data": [session], "message": "ok"})).into_response()
         } else if path == "/api/sessions/grounded" {
@@ -94,18 +100,15 @@ async fn listener() -> (String, Arc<Mutex<Vec<Seen>>>) {
                 .enumerate()
                 .map(|(i, data)| json!({"id": format!("ev-{i}"), "data": data}))
                 .collect();
-            axum::Json(
-                json!({"error": false, "data": {"session": {"id": "grounded"}, "events": events}}),
-            )
-            .into_response()
+            let agent = listener.agent.lock().unwrap().clone();
+            axum::Json(json!({"error": false, "data": {"session": {"id": "grounded", "agent_id": agent}, "events": events}})).into_response()
         } else {
             StatusCode::NOT_FOUND.into_response()
         }
     }
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let app = axum::Router::new()
-        .fallback(answer)
-        .with_state(seen.clone());
+    let state = Arc::new(Listener::default());
+    let seen = state.seen.clone();
+    let app = axum::Router::new().fallback(answer).with_state(state);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -223,17 +226,20 @@ fn judge_keys() {
 
         run_suite(&client, &ns, "judge-own-url", judged(&ns, "judge-own-url", json!({"url": format!("{suites}/v1"), "model": "m"}))).await;
         let seen = drain(&suite_seen);
-        assert!(!seen.is_empty() && seen.iter().all(|s| s.authorization.is_none()), "{seen:?}");
+        assert!(seen.iter().any(|s| s.path == "/v1/chat/completions"), "the judge was asked: {seen:?}");
+        assert!(seen.iter().all(|s| s.authorization.is_none()), "{seen:?}");
         assert!(drain(&operator_seen).is_empty());
 
         let own = json!({"url": format!("{suites}/v1"), "model": "m", "apiKeySecretRef": {"name": "own-key", "key": "key"}});
         run_suite(&client, &ns, "judge-own-key", judged(&ns, "judge-own-key", own)).await;
         let seen = drain(&suite_seen);
-        assert!(!seen.is_empty() && seen.iter().all(|s| s.authorization.as_deref() == Some("Bearer suite-key-3c4d")), "{seen:?}");
+        assert!(seen.iter().any(|s| s.path == "/v1/chat/completions"), "{seen:?}");
+        assert!(seen.iter().all(|s| s.authorization.as_deref() == Some("Bearer suite-key-3c4d")), "{seen:?}");
 
         run_suite(&client, &ns, "judge-operators", judged(&ns, "judge-operators", json!({}))).await;
         let seen = drain(&operator_seen);
-        assert!(!seen.is_empty() && seen.iter().all(|s| s.authorization.as_deref() == Some("Bearer operator-key-7e6f")), "{seen:?}");
+        assert!(seen.iter().any(|s| s.path == "/v1/chat/completions"), "{seen:?}");
+        assert!(seen.iter().all(|s| s.authorization.as_deref() == Some("Bearer operator-key-7e6f")), "{seen:?}");
         assert!(drain(&suite_seen).is_empty());
     });
 }

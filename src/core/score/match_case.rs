@@ -5,7 +5,7 @@
 //! valid batch.
 
 use super::args::{ArgsMode, Override};
-use super::trajectory_match::{MatchConfig, trajectory_match};
+use super::trajectory_match::{MatchConfig, check_size, trajectory_match};
 use super::{ConfigError, Verdict};
 use crate::core::trajectory::{Message, Step, ToolCall, messages_from_value, steps};
 use serde::Deserialize;
@@ -72,8 +72,14 @@ impl MatchCase {
         })
     }
 
-    pub fn score(&self) -> Verdict {
-        trajectory_match(&self.outputs, &self.reference, &self.config)
+    /// The verdict, or why the comparison is too large to make.
+    pub fn score(&self) -> Result<Verdict, ConfigError> {
+        check_size(&self.outputs, &self.reference, self.config.matching).map_err(ConfigError)?;
+        Ok(trajectory_match(
+            &self.outputs,
+            &self.reference,
+            &self.config,
+        ))
     }
 }
 
@@ -224,7 +230,7 @@ mod tests {
         .unwrap();
         assert_eq!(case.name.as_deref(), Some("n"));
         assert_eq!(case.config.mode, MatchMode::Strict);
-        let verdict = case.score();
+        let verdict = case.score().unwrap();
         assert_eq!(verdict.key, "trajectory_strict_match");
         assert_eq!(verdict.score, Score::Bool(true));
 
@@ -233,8 +239,8 @@ mod tests {
             &defaults,
         )
         .unwrap();
-        assert_eq!(case.score().key, "trajectory_superset_match");
-        assert_eq!(case.score().score, Score::Bool(false));
+        assert_eq!(case.score().unwrap().key, "trajectory_superset_match");
+        assert_eq!(case.score().unwrap().score, Score::Bool(false));
     }
 
     #[test]

@@ -124,6 +124,30 @@ pub struct MatchConfig {
     pub matching: Matching,
 }
 
+/// Pairs of calls a comparison may weigh (output calls times reference
+/// calls) before it is refused instead of taking minutes: about 25 million
+/// argument comparisons, a few seconds.
+pub const MAX_CALL_PAIRS: usize = 25_000_000;
+/// Calls on either side optimal matching takes: its augmenting paths are
+/// about cubic in the calls.
+pub const MAX_OPTIMAL_CALLS: usize = 1_000;
+
+/// Whether a comparison is small enough to do; why not, when it is not.
+pub fn check_size(output: &[Step], reference: &[Step], matching: Matching) -> Result<(), String> {
+    let (o, r) = (calls(output).count(), calls(reference).count());
+    if matching == Matching::Optimal && o.max(r) > MAX_OPTIMAL_CALLS {
+        return Err(format!(
+            "{o} output and {r} reference tool calls: optimal matching takes at most {MAX_OPTIMAL_CALLS} a side (use greedy matching)"
+        ));
+    }
+    if o.saturating_mul(r) > MAX_CALL_PAIRS {
+        return Err(format!(
+            "{o} output and {r} reference tool calls: a comparison weighs at most {MAX_CALL_PAIRS} pairs of calls"
+        ));
+    }
+    Ok(())
+}
+
 /// Compare an output trajectory with a reference one.
 pub fn trajectory_match(output: &[Step], reference: &[Step], config: &MatchConfig) -> Verdict {
     let failure = match config.mode {

@@ -7,7 +7,9 @@ use crate::core::event::{Content, Event, Part};
 use crate::core::judge::{Judge, JudgeUsage, judge_trajectory};
 use crate::core::score::adk::{ToolUse, average, tool_trajectory};
 use crate::core::score::golden::{self, consumption, over_budget};
-use crate::core::score::trajectory_match::{tools_used, trajectory_match};
+use crate::core::score::trajectory_match::{
+    MAX_CALL_PAIRS, check_size, tools_used, trajectory_match,
+};
 use crate::core::score::{Score, Verdict, rouge};
 use crate::core::session::Session;
 use crate::core::trajectory::{Call, Message, Step, calls, steps};
@@ -152,8 +154,18 @@ pub fn evaluate(evaluator: &Evaluator, view: &SessionView<'_>) -> Result<Verdict
             expected,
             mode,
             matching,
-        } => tools_used(&view.steps, expected, *mode, *matching).map_err(|e| e.0)?,
+        } => {
+            let calls = view.calls().len();
+            if calls.saturating_mul(expected.len()) > MAX_CALL_PAIRS {
+                return Err(format!(
+                    "{calls} tool calls against {} expected tools: a comparison weighs at most {MAX_CALL_PAIRS} pairs",
+                    expected.len()
+                ));
+            }
+            tools_used(&view.steps, expected, *mode, *matching).map_err(|e| e.0)?
+        }
         Evaluator::TrajectoryMatch { reference, config } => {
+            check_size(&view.steps, reference, config.matching)?;
             trajectory_match(&view.steps, reference, config)
         }
         Evaluator::ToolTrajectory {

@@ -42,7 +42,7 @@ fn rows(report: &Report) -> Vec<Row> {
                     evaluator: "-".into(),
                     key: "-".into(),
                     score: "-".into(),
-                    result: "FAIL",
+                    result: if session.unreadable { "ERROR" } else { "FAIL" },
                     detail: Some(error.clone()),
                 });
             }
@@ -122,26 +122,46 @@ pub fn table(report: &Report) -> String {
         out.push_str("\nwhy:\n");
         out.extend(why);
     }
-    let issues: Vec<String> = report
-        .cases
-        .iter()
-        .flat_map(|c| &c.sessions)
-        .flat_map(|s| {
-            s.issues
-                .iter()
-                .map(|i| format!("  {}: {i}\n", s.session_id))
-        })
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    if !issues.is_empty() {
-        out.push_str("\nunreadable input (scored from the rest):\n");
-        out.extend(issues);
+    for (heading, lines) in [
+        ("could not be read", input_lines(report, |s| &s.issues)),
+        (
+            "read with a loss, or odd",
+            input_lines(report, |s| &s.notes),
+        ),
+    ] {
+        if !lines.is_empty() {
+            out.push_str(&format!("\n{heading}:\n"));
+            for line in lines {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
+    }
+    let omitted: usize = report.cases.iter().map(|c| c.sessions_omitted).sum();
+    if omitted > 0 {
+        out.push_str(&format!(
+            "\n{omitted} passing session(s) not listed (each case lists at most {} sessions, failing first)\n",
+            super::report::SESSION_DETAIL
+        ));
     }
     out.push('\n');
     out.push_str(&headline(report));
     out.push('\n');
     out
+}
+
+/// Each session's problems of one kind, `session: location: message`, once.
+fn input_lines(
+    report: &Report,
+    of: impl Fn(&super::report::SessionReport) -> &Vec<crate::core::ingest::Issue>,
+) -> Vec<String> {
+    report
+        .cases
+        .iter()
+        .flat_map(|c| &c.sessions)
+        .flat_map(|s| of(s).iter().map(move |i| format!("{}: {i}", s.session_id)))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }
 
 pub fn json(report: &Report) -> String {
@@ -193,6 +213,14 @@ pub fn markdown(report: &Report) -> String {
         out.extend(why);
         out.push_str("\n</details>\n");
     }
+    let unreadable = input_lines(report, |s| &s.issues);
+    if !unreadable.is_empty() {
+        out.push_str("\n<details><summary>Could not be read</summary>\n\n");
+        for line in unreadable {
+            out.push_str(&format!("- {}\n", cell(&line)));
+        }
+        out.push_str("\n</details>\n");
+    }
     out
 }
 
@@ -235,10 +263,20 @@ fn case_suite(suite_name: &str, case: &CaseReport) -> TestSuite {
     }
     for session in &case.sessions {
         if let Some(error) = &session.error {
-            let mut test = TestCase::new(
-                session.session_id.clone(),
-                failure(Some(error), NonSuccessKind::Failure),
-            );
+            // A session that could not be read is an error of the run, and
+            // says which lines or events.
+            let (kind, message) = if session.unreadable {
+                let lines: Vec<String> = session.issues.iter().map(ToString::to_string).collect();
+                let message = if lines.is_empty() {
+                    error.clone()
+                } else {
+                    format!("{error}: {}", lines.join("; "))
+                };
+                (NonSuccessKind::Error, message)
+            } else {
+                (NonSuccessKind::Failure, error.clone())
+            };
+            let mut test = TestCase::new(session.session_id.clone(), failure(Some(&message), kind));
             test.set_classname(case.name.clone());
             suite.add_test_case(test);
         }

@@ -306,7 +306,9 @@ impl<'s> ReportBuilder<'s> {
                                 passed: v.passed,
                                 comment: v.comment,
                                 error: None,
-                                reasoning: reasoning.filter(|_| self.with_trajectories),
+                                reasoning: reasoning
+                                    .filter(|_| self.with_trajectories)
+                                    .map(|r| crate::core::redact::redact_text(&r).0),
                             },
                             Err(error) => Evaluation {
                                 name: e.name.clone(),
@@ -323,7 +325,9 @@ impl<'s> ReportBuilder<'s> {
                     report.passed = report.evaluations.iter().all(|e| e.passed);
                     report.messages = view.messages.len();
                     report.tools = view.tool_names().into_iter().map(String::from).collect();
-                    report.trajectory = self.with_trajectories.then(|| view.messages.clone());
+                    report.trajectory = self
+                        .with_trajectories
+                        .then(|| crate::core::redact::redact_messages(&view.messages));
                 }
             }
             self.cases[index].add(report);
