@@ -67,7 +67,7 @@ fn kernels(c: &mut Criterion) {
     group.bench_function("agentevals_match_vectors", |b| {
         b.iter(|| {
             for case in &cases {
-                black_box(case.score());
+                let _ = black_box(case.score());
             }
         })
     });
