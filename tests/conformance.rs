@@ -26,6 +26,9 @@ fn run_match(case: &Value, matching: Matching) -> Result<bool, String> {
         matching,
         ..Default::default()
     };
+    // A vector's note says why it exists; it is not part of the case.
+    let mut case = case.clone();
+    case.as_object_mut().unwrap().remove("note");
     let verdict = MatchCase::parse(case.clone(), &defaults)
         .map_err(|e| e.0)?
         .score()
@@ -65,7 +68,10 @@ fn both_ways_of_reading_a_case_agree_on_every_vector() {
     let defaults = MatchConfig::default();
     let mut errors = 0;
     for line in text.lines() {
-        let general = MatchCase::parse(serde_json::from_str(line).unwrap(), &defaults);
+        let mut value: Value = serde_json::from_str(line).unwrap();
+        value.as_object_mut().unwrap().remove("note");
+        let line = &value.to_string();
+        let general = MatchCase::parse(value, &defaults);
         errors += usize::from(general.is_err());
         assert_eq!(MatchCase::from_json(line, &defaults), general, "{line}");
     }

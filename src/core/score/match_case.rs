@@ -1,8 +1,11 @@
 //! One agentevals comparison as a JSON object, for batch scoring and for the
 //! conformance vectors: `{"name", "mode", "args_mode", "overrides",
-//! "outputs", "reference"}`, named as agentevals' evaluator arguments are.
-//! Other keys (a vector's `expected`) are ignored, so a vector file is a
-//! valid batch.
+//! "outputs", "reference"}`, or with agentevals' own argument names
+//! (`trajectory_match_mode`, `tool_args_match_mode`,
+//! `tool_args_match_overrides`, `reference_outputs`). agentevals' `inputs`
+//! is ignored as agentevals ignores it, and a vector's `expected` answer is
+//! ignored so that a vector file is a valid batch; any other key is an
+//! error, never dropped.
 
 use super::args::{ArgsMode, Override};
 use super::trajectory_match::{MatchConfig, check_size, trajectory_match};
@@ -40,6 +43,21 @@ impl MatchCase {
         let Value::Object(mut object) = value else {
             return Err(ConfigError("a case must be a JSON object".into()));
         };
+        for (ours, theirs) in ALIASES {
+            if let Some(value) = object.remove(theirs) {
+                if object.contains_key(ours) {
+                    return Err(ConfigError(format!(
+                        "`{ours}` and `{theirs}` name the same setting: give one"
+                    )));
+                }
+                object.insert(ours.to_string(), value);
+            }
+        }
+        if let Some(unknown) = object.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+            return Err(ConfigError(format!(
+                "unknown key `{unknown}` (expected name, outputs, reference or reference_outputs, mode or trajectory_match_mode, args_mode or tool_args_match_mode, overrides or tool_args_match_overrides)"
+            )));
+        }
         let name = match object.remove("name") {
             None | Some(Value::Null) => None,
             Some(Value::String(name)) => Some(name),
@@ -83,15 +101,45 @@ impl MatchCase {
     }
 }
 
+/// Our names, and agentevals' names for the same settings.
+const ALIASES: [(&str, &str); 4] = [
+    ("mode", "trajectory_match_mode"),
+    ("args_mode", "tool_args_match_mode"),
+    ("overrides", "tool_args_match_overrides"),
+    ("reference", "reference_outputs"),
+];
+
+/// Keys a case may have (after aliases); `inputs` and `expected` are read
+/// and ignored.
+const KNOWN: [&str; 8] = [
+    "name",
+    "mode",
+    "args_mode",
+    "overrides",
+    "outputs",
+    "reference",
+    "inputs",
+    "expected",
+];
+
 /// The common shape of a case: message lists, settings as strings.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct TypedCase {
     name: Option<String>,
+    #[serde(alias = "trajectory_match_mode")]
     mode: Option<String>,
+    #[serde(alias = "tool_args_match_mode")]
     args_mode: Option<String>,
+    #[serde(alias = "tool_args_match_overrides")]
     overrides: Option<Value>,
     outputs: Vec<TypedMessage>,
+    #[serde(alias = "reference_outputs")]
     reference: Vec<TypedMessage>,
+    #[serde(default, rename = "inputs")]
+    _inputs: IgnoredAny,
+    #[serde(default, rename = "expected")]
+    _expected: IgnoredAny,
 }
 
 /// [`Message`] with its content skipped rather than built.

@@ -547,10 +547,8 @@ pub fn compile_evaluator(
         }
         EvaluatorType::Loops => {
             let s = settings(&e.loops, e.kind, at)?;
-            for (field, value) in [("window", s.window), ("minRepeats", s.min_repeats)] {
-                if value < 2 {
-                    return Err(error(here(field), "must be at least 2"));
-                }
+            if s.min_repeats < 2 {
+                return Err(error(here("minRepeats"), "must be at least 2"));
             }
             Evaluator::Loops {
                 window: s.window as usize,

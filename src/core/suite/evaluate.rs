@@ -261,12 +261,16 @@ pub fn evaluate(evaluator: &Evaluator, view: &SessionView<'_>) -> Result<Verdict
             min_repeats,
         } => {
             let loops = golden::loops(&view.calls(), *window, *min_repeats);
+            let within = match window {
+                0 => "all calls before it".to_string(),
+                w => format!("the {w} calls before it"),
+            };
             let comment = loops
                 .iter()
                 .map(|l| {
                     format!(
-                        "`{}` repeated {} times within {window} calls (at call {})",
-                        l.tool, l.occurrences, l.at_call
+                        "call {} `{}` repeats its arguments ({} times among it and {within})",
+                        l.at_call, l.tool, l.occurrences
                     )
                 })
                 .collect::<Vec<_>>()
@@ -283,7 +287,8 @@ pub fn evaluate(evaluator: &Evaluator, view: &SessionView<'_>) -> Result<Verdict
             forbidden,
         } => {
             let violations = golden::safety_violations(&view.tool_names(), required, forbidden);
-            Verdict::boolean("safety", violations.is_empty(), Some(violations.join("; ")))
+            let listed: Vec<String> = violations.iter().map(ToString::to_string).collect();
+            Verdict::boolean("safety", violations.is_empty(), Some(listed.join("; ")))
         }
         Evaluator::Budget {
             budget,

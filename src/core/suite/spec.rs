@@ -546,18 +546,18 @@ pub struct TrajectoryDriftSpec {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LoopsSpec {
-    /// Calls in the sliding window (default 4).
-    #[serde(default = "four")]
-    #[schemars(range(min = 2))]
+    /// Calls before each call that a repeat of its tool and arguments is
+    /// looked for in (default 3, as the reference harness; 0: all of them).
+    #[serde(default = "three")]
     pub window: u32,
-    /// Occurrences of one (tool, args) signature within the window that make a loop (default 2).
+    /// Occurrences of one (tool, args) signature, among a call and the window before it, that make a loop (default 2).
     #[serde(default = "two")]
     #[schemars(range(min = 2))]
     pub min_repeats: u32,
 }
 
-fn four() -> u32 {
-    4
+fn three() -> u32 {
+    3
 }
 
 fn two() -> u32 {
