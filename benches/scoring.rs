@@ -40,7 +40,7 @@ fn conversion(c: &mut Criterion) {
 /// Each evaluator as a suite runs it: the session view (conversion, split
 /// by invocation) and the verdict.
 fn evaluators(c: &mut Criterion) {
-    let suite = load_compiled("benches/suite.yaml", &data("benches/suite.yaml")).unwrap();
+    let suite = load_compiled("benches/suite.yaml", &data("benches/suite.yaml"), None).unwrap();
     let session = session(&data("examples/weather/sessions/weather-grounded.jsonl"));
     let mut group = c.benchmark_group("evaluator");
     for case in &suite[0].1.cases {

@@ -272,8 +272,13 @@ fn suite_convert_prints_an_equivalent_eval_suite() {
 }
 
 #[test]
-fn an_adk_eval_set_runs_as_tool_trajectory_and_response_match() {
-    for evalset in ["weather.evalset.json", "weather-snake.evalset.json"] {
+fn an_adk_eval_set_runs_with_the_criteria_beside_it() {
+    // Cases in camelCase, ADK's default criteria (no test_config.json);
+    // snake_case, with a test_config.json that names the trajectory only.
+    for evalset in [
+        "weather.evalset.json",
+        "adk-trajectory-only/weather.evalset.json",
+    ] {
         let suite = path(&format!("tests/data/suites/{evalset}"));
         let (code, report) = json_report(&[
             "run",
@@ -296,7 +301,7 @@ fn an_adk_eval_set_runs_as_tool_trajectory_and_response_match() {
             assert_eq!(
                 evaluations.as_array().unwrap().len(),
                 1,
-                "no final responses, no responseMatch"
+                "the criteria name the trajectory only"
             );
         }
         let (code, report) = json_report(&[
@@ -313,6 +318,46 @@ fn an_adk_eval_set_runs_as_tool_trajectory_and_response_match() {
             "invocation(s) 1 do not match (EXACT)"
         );
     }
+}
+
+#[test]
+fn adk_criteria_named_on_the_command_line_win_and_a_missing_response_is_empty() {
+    // ADK's default criteria, named explicitly, on an EvalSet whose case has
+    // no final response: ADK scores the response against "", so the case
+    // fails where the trajectory alone passes.
+    let dir = tempfile::tempdir().unwrap();
+    let criteria = dir.path().join("criteria.json");
+    std::fs::write(
+        &criteria,
+        r#"{"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": {"threshold": 0.8}}}"#,
+    )
+    .unwrap();
+    let (code, report) = json_report(&[
+        "run",
+        &path("tests/data/suites/adk-trajectory-only/weather.evalset.json"),
+        "--criteria",
+        criteria.to_str().unwrap(),
+        "--fixture",
+        &path("examples/weather/sessions/weather-grounded.jsonl"),
+    ]);
+    assert_eq!(code, Some(1), "{report}");
+    let response = &report["cases"][0]["sessions"][0]["evaluations"][1];
+    assert_eq!(response["key"], "response_match_score");
+    assert_eq!(response["score"], 0.0);
+
+    // A criteria file for a file that is not ADK's is refused.
+    let output = kagent_evals(&[
+        "run",
+        &path("tests/data/suites/weather-agentevals.yaml"),
+        "--criteria",
+        criteria.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("a criteria file goes with ADK eval files only"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 fn write_suite(dir: &Path, body: &str) -> PathBuf {

@@ -3,7 +3,7 @@
 //! google-adk 2.6, rouge-score with NLTK's Porter stemmer, Python's difflib.
 //! Every vector must agree; the one deliberate difference has its own test.
 
-use kagent_evals::core::score::adk::{AdkMatchType, ToolUse, tool_trajectory};
+use kagent_evals::core::score::adk::{AdkMatchType, Comparison, ToolUse, tool_trajectory};
 use kagent_evals::core::score::match_case::MatchCase;
 use kagent_evals::core::score::trajectory_match::{MatchConfig, Matching};
 use kagent_evals::core::score::{Score, difflib, porter, rouge};
@@ -155,8 +155,11 @@ fn adk_tool_trajectory_vectors_agree() {
     let mut disagreements = Vec::new();
     for case in &cases {
         let uses = |v: &Value| -> Vec<Vec<ToolUse>> { serde_json::from_value(v.clone()).unwrap() };
-        let match_type = AdkMatchType::parse(&case["match_type"]).unwrap();
-        let ours = tool_trajectory(&uses(&case["actual"]), &uses(&case["expected"]), match_type);
+        let how = Comparison {
+            match_type: AdkMatchType::parse(&case["match_type"]).unwrap(),
+            ignore_args: false,
+        };
+        let ours = tool_trajectory(&uses(&case["actual"]), &uses(&case["expected"]), how);
         let theirs = &case["result"];
         let agrees = match &ours {
             Ok(score) => {

@@ -1,8 +1,9 @@
 //! `kagent-evals run`: score suites against sessions and report.
 
 use super::output::emit;
+use super::suite::{CriteriaArgs, read_suites};
 use super::{CommandError, JudgeArgs, SourceArgs, Status, open_for_suite};
-use crate::core::suite::load::{Format as SuiteFormat, load_compiled};
+use crate::core::suite::load::Format as SuiteFormat;
 use crate::core::suite::render;
 use crate::core::suite::report::Report;
 use crate::pipeline::run_suite;
@@ -19,8 +20,11 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct RunArgs {
-    /// An EvalSuite manifest (one or more documents), a kagent-agentevals suite, or an ADK EvalSet.
+    /// An EvalSuite manifest (one or more documents), a kagent-agentevals
+    /// suite, an ADK EvalSet or an ADK `.test.json` file.
     file: PathBuf,
+    #[command(flatten)]
+    criteria: CriteriaArgs,
     #[command(flatten)]
     source: SourceArgs,
     #[arg(long, value_enum, default_value = "table")]
@@ -37,10 +41,7 @@ pub struct RunArgs {
 }
 
 pub async fn run(args: RunArgs) -> Result<Status, CommandError> {
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| CommandError(format!("cannot read {}: {e}", args.file.display())))?;
-    let suites = load_compiled(&args.file.display().to_string(), &text)
-        .map_err(|e| CommandError(e.to_string()))?;
+    let suites = read_suites(&args.file, &args.criteria)?;
     let mut defaults = args.source.defaults(Party::CommandLine)?;
     args.judge.add_to(&mut defaults)?;
     let now = jiff::Timestamp::now();
@@ -62,7 +63,7 @@ pub async fn run(args: RunArgs) -> Result<Status, CommandError> {
             &defaults,
             &base,
         )?;
-        let report = run_suite(
+        let mut report = run_suite(
             compiled,
             &opened.source,
             &opened.judge,
@@ -71,6 +72,7 @@ pub async fn run(args: RunArgs) -> Result<Status, CommandError> {
         )
         .await
         .map_err(|e| CommandError(e.to_string()))?;
+        report.add_not_run(&loaded.not_run);
         reports.push(report);
     }
     emit(args.output.as_deref(), &render_all(&reports, args.format))?;

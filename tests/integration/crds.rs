@@ -227,8 +227,8 @@ fn invalid_suites() -> Vec<Invalid> {
             None,
         ),
         invalid(
-            case(json!({"name": "e", "type": "loops", "loops": {"window": 1}})),
-            "spec.cases[0].evaluators[0].loops.window",
+            case(json!({"name": "e", "type": "loops", "loops": {"minRepeats": 1}})),
+            "spec.cases[0].evaluators[0].loops.minRepeats",
             None,
         ),
         invalid(
@@ -331,7 +331,7 @@ fn invalid_suites() -> Vec<Invalid> {
 fn compiled(spec: &Value) -> Result<(), LoadError> {
     let manifest = json!({"apiVersion": "evals.kagent.dev/v1alpha1", "kind": "EvalSuite", "metadata": {"name": "invalid"}, "spec": spec});
     let text = serde_saphyr::to_string(&manifest).unwrap();
-    load_compiled("invalid.yaml", &text).map(|_| ())
+    load_compiled("invalid.yaml", &text, None).map(|_| ())
 }
 
 fn invalid_suites_are_refused_alike_by_the_api_server_and_compile() {

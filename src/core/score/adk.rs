@@ -18,9 +18,17 @@ pub struct ToolUse {
 }
 
 impl ToolUse {
-    fn same_as(&self, other: &ToolUse) -> bool {
-        self.name == other.name && pyjson::eq(&self.args, &other.args)
+    fn same_as(&self, other: &ToolUse, ignore_args: bool) -> bool {
+        self.name == other.name && (ignore_args || pyjson::eq(&self.args, &other.args))
     }
+}
+
+/// How one invocation's calls are compared: ADK's `match_type` and
+/// `ignore_args` (names only).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Comparison {
+    pub match_type: AdkMatchType,
+    pub ignore_args: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -35,7 +43,8 @@ pub enum AdkMatchType {
 }
 
 impl AdkMatchType {
-    /// ADK's coercion: a name in any case with `-` or space for `_`, or 0/1/2.
+    /// ADK's coercion (pydantic's for an int enum): a name in any case with
+    /// `-` or space for `_`, or 0/1/2, also written `1.0` or `true`.
     pub fn parse(value: &Value) -> Result<Self, ConfigError> {
         let from_index = |i: u64| match i {
             0 => Some(AdkMatchType::Exact),
@@ -50,7 +59,15 @@ impl AdkMatchType {
                 "ANY_ORDER" => Some(AdkMatchType::AnyOrder),
                 _ => None,
             },
-            Value::Number(n) => n.as_u64().and_then(from_index),
+            Value::Number(n) => n
+                .as_u64()
+                .or_else(|| {
+                    n.as_f64()
+                        .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                        .map(|f| f as u64)
+                })
+                .and_then(from_index),
+            Value::Bool(b) => from_index(u64::from(*b)),
             _ => None,
         };
         parsed.ok_or_else(|| {
@@ -72,26 +89,23 @@ impl fmt::Display for AdkMatchType {
 }
 
 /// Whether one invocation's calls match the expected ones.
-pub fn invocation_matches(
-    actual: &[ToolUse],
-    expected: &[ToolUse],
-    match_type: AdkMatchType,
-) -> bool {
-    match match_type {
+pub fn invocation_matches(actual: &[ToolUse], expected: &[ToolUse], how: Comparison) -> bool {
+    let same = |a: &ToolUse, e: &ToolUse| a.same_as(e, how.ignore_args);
+    match how.match_type {
         AdkMatchType::Exact => {
-            actual.len() == expected.len() && actual.iter().zip(expected).all(|(a, e)| a.same_as(e))
+            actual.len() == expected.len() && actual.iter().zip(expected).all(|(a, e)| same(a, e))
         }
         AdkMatchType::InOrder => {
             let mut remaining = actual.iter();
             expected
                 .iter()
-                .all(|e| remaining.by_ref().any(|a| a.same_as(e)))
+                .all(|e| remaining.by_ref().any(|a| same(a, e)))
         }
         AdkMatchType::AnyOrder => {
             let mut pool: Vec<&ToolUse> = actual.iter().collect();
             expected
                 .iter()
-                .all(|e| match pool.iter().position(|a| a.same_as(e)) {
+                .all(|e| match pool.iter().position(|a| same(a, e)) {
                     Some(i) => {
                         pool.remove(i);
                         true
@@ -129,7 +143,7 @@ pub fn average(per_invocation: Vec<f64>) -> AverageScore {
 pub fn tool_trajectory(
     actual: &[Vec<ToolUse>],
     expected: &[Vec<ToolUse>],
-    match_type: AdkMatchType,
+    how: Comparison,
 ) -> Result<AverageScore, String> {
     if actual.len() != expected.len() {
         return Err(format!(
@@ -143,7 +157,7 @@ pub fn tool_trajectory(
             .iter()
             .zip(expected)
             .map(|(a, e)| {
-                if invocation_matches(a, e, match_type) {
+                if invocation_matches(a, e, how) {
                     1.0
                 } else {
                     0.0
@@ -157,6 +171,13 @@ pub fn tool_trajectory(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn how(match_type: AdkMatchType) -> Comparison {
+        Comparison {
+            match_type,
+            ignore_args: false,
+        }
+    }
 
     fn uses(names: &[&str]) -> Vec<ToolUse> {
         names
@@ -174,39 +195,44 @@ mod tests {
         assert!(invocation_matches(
             &actual,
             &uses(&["t1", "t2", "t3"]),
-            AdkMatchType::InOrder
+            how(AdkMatchType::InOrder)
         ));
         assert!(!invocation_matches(
             &actual,
             &uses(&["t2", "t1"]),
-            AdkMatchType::InOrder
+            how(AdkMatchType::InOrder)
         ));
         assert!(invocation_matches(
             &actual,
             &uses(&["t2", "t1"]),
-            AdkMatchType::AnyOrder
+            how(AdkMatchType::AnyOrder)
         ));
         assert!(!invocation_matches(
             &actual,
             &uses(&["t1", "t1"]),
-            AdkMatchType::AnyOrder
+            how(AdkMatchType::AnyOrder)
         ));
         assert!(!invocation_matches(
             &actual,
             &uses(&["t1", "t2", "t3"]),
-            AdkMatchType::Exact
+            how(AdkMatchType::Exact)
         ));
-        assert!(invocation_matches(&[], &[], AdkMatchType::Exact));
-        assert!(invocation_matches(&actual, &[], AdkMatchType::InOrder));
+        assert!(invocation_matches(&[], &[], how(AdkMatchType::Exact)));
+        assert!(invocation_matches(&actual, &[], how(AdkMatchType::InOrder)));
         let null_args = ToolUse {
             name: Some("t".into()),
             args: Value::Null,
         };
         assert!(!invocation_matches(
-            &[null_args],
+            std::slice::from_ref(&null_args),
             &uses(&["t"]),
-            AdkMatchType::Exact
+            how(AdkMatchType::Exact)
         ));
+        let names_only = Comparison {
+            match_type: AdkMatchType::Exact,
+            ignore_args: true,
+        };
+        assert!(invocation_matches(&[null_args], &uses(&["t"]), names_only));
     }
 
     #[test]
@@ -216,11 +242,16 @@ mod tests {
             (json!(" any order "), AdkMatchType::AnyOrder),
             (json!("Exact"), AdkMatchType::Exact),
             (json!(2), AdkMatchType::AnyOrder),
+            (json!(1.0), AdkMatchType::InOrder),
+            (json!(true), AdkMatchType::InOrder),
+            (json!(false), AdkMatchType::Exact),
         ] {
             assert_eq!(AdkMatchType::parse(&v).unwrap(), t);
         }
         assert!(AdkMatchType::parse(&json!("sometimes")).is_err());
         assert!(AdkMatchType::parse(&json!(3)).is_err());
+        assert!(AdkMatchType::parse(&json!("2")).is_err());
+        assert!(AdkMatchType::parse(&json!(1.5)).is_err());
     }
 
     #[test]
@@ -228,11 +259,11 @@ mod tests {
         let score = tool_trajectory(
             &[uses(&["a"]), uses(&["b"]), uses(&["c"])],
             &[uses(&["a"]), uses(&["x"]), uses(&["c"])],
-            AdkMatchType::Exact,
+            how(AdkMatchType::Exact),
         )
         .unwrap();
         assert_eq!(score.per_invocation, [1.0, 0.0, 1.0]);
         assert_eq!(score.overall, 2.0 / 3.0);
-        assert!(tool_trajectory(&[uses(&["a"])], &[], AdkMatchType::Exact).is_err());
+        assert!(tool_trajectory(&[uses(&["a"])], &[], how(AdkMatchType::Exact)).is_err());
     }
 }

@@ -9,7 +9,7 @@ use crate::core::convert::ConvertOptions;
 use crate::core::judge::{JudgeTask, Sampling, prompt};
 use crate::core::schedule::Schedule;
 use crate::core::score::ConfigError;
-use crate::core::score::adk::{AdkMatchType, ToolUse};
+use crate::core::score::adk::{AdkMatchType, Comparison, ToolUse};
 use crate::core::score::args::{ArgsConfig, Override};
 use crate::core::score::golden::{Budget, ExpectedCall, Price};
 use crate::core::score::trajectory_match::{MatchConfig, MatchMode, Matching};
@@ -57,6 +57,22 @@ pub struct CompiledSuite {
 }
 
 impl CompiledSuite {
+    /// A suite none of whose cases can be run (each is reported as not
+    /// run), so that its report still names every case.
+    pub fn without_cases(name: &str) -> Self {
+        CompiledSuite {
+            name: name.to_string(),
+            agent: None,
+            since: None,
+            limit: None,
+            include_sub_agent_sessions: false,
+            judge: None,
+            schedule: None,
+            unreadable_events: UnreadableEvents::default(),
+            cases: Vec::new(),
+        }
+    }
+
     /// Whether any evaluator needs an LLM judge.
     pub fn uses_judge(&self) -> bool {
         self.evaluators().any(|e| e.kind.is_judged())
@@ -128,7 +144,7 @@ pub enum Evaluator {
     },
     ToolTrajectory {
         expected: Vec<Vec<ToolUse>>,
-        match_type: AdkMatchType,
+        comparison: Comparison,
         threshold: f64,
     },
     ResponseMatch {
@@ -377,6 +393,7 @@ fn compile_case(case: &Case, spec: &SuiteSpec, path: &str) -> Result<CompiledCas
                 .unwrap_or(spec.defaults.drop_internal_tools),
             deny_tools,
             include_thoughts: spec.defaults.include_thoughts,
+            unwrap_structured_content: spec.defaults.unwrap_structured_content,
             ..ConvertOptions::default()
         },
     })
@@ -490,7 +507,10 @@ pub fn compile_evaluator(
             };
             Evaluator::ToolTrajectory {
                 expected: s.invocations.iter().map(|i| i.tool_uses.clone()).collect(),
-                match_type,
+                comparison: Comparison {
+                    match_type,
+                    ignore_args: s.ignore_args,
+                },
                 threshold: unit(s.threshold, &here("threshold"))?,
             }
         }

@@ -31,6 +31,38 @@ pub struct InvocationView<'s> {
     pub steps: usize,
 }
 
+/// ADK's final response of an invocation: its last event that is a final
+/// response (the agent's, complete, with parts and no function call or
+/// response), every non-empty text part joined by newlines, thoughts
+/// included, as ADK's response metrics read it.
+fn adk_final_response(group: &[&Event]) -> String {
+    group
+        .iter()
+        .rev()
+        .filter(|e| !e.partial && e.author.as_deref() != Some("user"))
+        .find_map(|e| match &e.content {
+            Content::Parts { parts, .. }
+                if !parts.iter().any(|p| {
+                    matches!(p, Part::FunctionCall { .. } | Part::FunctionResponse { .. })
+                }) =>
+            {
+                Some(parts)
+            }
+            _ => None,
+        })
+        .map(|parts| {
+            parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::Text { text, .. } if !text.is_empty() => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
 impl<'s> SessionView<'s> {
     /// `Err` when the session cannot be scored under this case.
     pub fn new(session: &'s Session, case: &CompiledCase) -> Result<Self, String> {
@@ -44,23 +76,18 @@ impl<'s> SessionView<'s> {
                 .ok_or_else(|| format!("invocation {id} is not in the session"))?,
         };
         let conversion = convert::convert(events.iter().copied(), &case.convert);
+        if conversion.messages.is_empty() {
+            return Err(
+                "no scorable messages after conversion (every event was empty or filtered)".into(),
+            );
+        }
         let steps =
             steps(&conversion.messages).map_err(|e| format!("trajectory cannot be scored: {e}"))?;
         let invocations = convert::split_by_invocation(events.iter().copied())
             .into_iter()
             .filter(|(id, _)| id != HEADER_UPDATE_INVOCATION)
             .map(|(id, group)| {
-                let messages = convert::convert(group.iter().copied(), &case.convert).messages;
-                let final_response = messages
-                    .iter()
-                    .rev()
-                    .find(|m| {
-                        m.role == "assistant"
-                            && m.tool_calls.is_none()
-                            && !m.content_text().is_empty()
-                    })
-                    .map(Message::content_text)
-                    .unwrap_or_default();
+                let final_response = adk_final_response(&group);
                 let tool_uses: Vec<ToolUse> = group
                     .iter()
                     .filter(|e| case.convert.include_partial || !e.partial)
@@ -170,15 +197,19 @@ pub fn evaluate(evaluator: &Evaluator, view: &SessionView<'_>) -> Result<Verdict
         }
         Evaluator::ToolTrajectory {
             expected,
-            match_type,
+            comparison,
             threshold,
         } => {
+            if expected.is_empty() && view.invocations.is_empty() {
+                // ADK scores nothing here and reports the metric not evaluated.
+                return Err("no invocation to score (ADK reports this as not evaluated)".into());
+            }
             let actual: Vec<Vec<ToolUse>> = view
                 .invocations
                 .iter()
                 .map(|i| i.tool_uses.clone())
                 .collect();
-            match tool_trajectory(&actual, expected, *match_type) {
+            match tool_trajectory(&actual, expected, *comparison) {
                 Err(mismatch) => {
                     Verdict::threshold("tool_trajectory_avg_score", 0.0, *threshold, Some(mismatch))
                 }
@@ -195,8 +226,14 @@ pub fn evaluate(evaluator: &Evaluator, view: &SessionView<'_>) -> Result<Verdict
                         score.overall,
                         *threshold,
                         Some(format!(
-                            "invocation(s) {} do not match ({match_type})",
-                            failed.join(", ")
+                            "invocation(s) {} do not match ({}{})",
+                            failed.join(", "),
+                            comparison.match_type,
+                            if comparison.ignore_args {
+                                ", names only"
+                            } else {
+                                ""
+                            }
                         )),
                     )
                 }

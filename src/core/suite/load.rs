@@ -5,10 +5,8 @@
 use super::compile::{CompiledSuite, SuiteError, compile};
 use super::locate::line_of;
 use super::spec::*;
-use crate::core::score::args::ArgsMode;
-use crate::core::score::trajectory_match::MatchMode;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use super::{adk, agentevals};
+use serde_json::Value;
 use std::fmt;
 
 /// What a suite file was written as.
@@ -26,6 +24,27 @@ pub struct LoadedSuite {
     pub namespace: Option<String>,
     pub spec: SuiteSpec,
     pub format: Format,
+    /// Cases of the file that cannot be run as passive checks, and why.
+    pub not_run: Vec<NotRun>,
+    /// Settings of the file carried with this tool's meaning, said once.
+    pub notes: Vec<String>,
+}
+
+/// A case of a file that is not run, and why: said, never skipped in silence.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NotRun {
+    pub case: String,
+    pub reason: String,
+}
+
+/// A criteria file (ADK's `test_config.json`) for ADK eval files.
+#[derive(Clone, Copy, Debug)]
+pub struct CriteriaFile<'a> {
+    pub name: &'a str,
+    pub text: &'a str,
+    /// Named by the user rather than found beside the suite file: then it is
+    /// an error for a file that is not an ADK eval file.
+    pub explicit: bool,
 }
 
 /// A problem in a suite file.
@@ -86,8 +105,14 @@ fn documents(text: &str) -> Vec<Document<'_>> {
     out
 }
 
-/// Read every suite in a file; `file` names it in messages.
-pub fn load(file: &str, text: &str) -> Result<Vec<LoadedSuite>, LoadError> {
+/// Read every suite in a file; `file` names it in messages. `criteria` is
+/// the ADK criteria file that goes with an ADK eval file (ADK's default
+/// criteria when there is none).
+pub fn load(
+    file: &str,
+    text: &str,
+    criteria: Option<CriteriaFile<'_>>,
+) -> Result<Vec<LoadedSuite>, LoadError> {
     let docs = documents(text);
     if docs.is_empty() {
         return Err(LoadError {
@@ -120,21 +145,38 @@ pub fn load(file: &str, text: &str) -> Result<Vec<LoadedSuite>, LoadError> {
                 namespace: manifest.metadata.namespace,
                 spec: manifest.spec,
                 format: Format::Manifest,
+                not_run: Vec::new(),
+                notes: Vec::new(),
             }
         } else if has("eval_cases") || has("evalCases") {
-            from_adk_eval_set(&value).map_err(|(field, message)| at(file, doc, &field, message))?
+            adk::eval_set(&value, &adk_criteria(file, criteria)?)
+                .map_err(|(field, message)| at(file, doc, &field, message))?
+        } else if let Some(rows) = value
+            .as_array()
+            .filter(|rows| !rows.is_empty() && rows.iter().all(|r| r.get("query").is_some()))
+        {
+            adk::old_format(rows, &stem(file), &adk_criteria(file, criteria)?)
+                .map_err(|(field, message)| at(file, doc, &field, message))?
         } else if has("cases") {
-            let suite: AgentevalsSuite = parse(file, doc)?;
-            from_agentevals(suite, file)
+            let suite: agentevals::Suite = parse(file, doc)?;
+            agentevals::suite(suite, stem(file))
                 .map_err(|(field, message)| at(file, doc, &field, message))?
         } else {
             return Err(LoadError {
                 file: file.into(),
                 line: Some((doc.first_line, 1)),
                 field: None,
-                message: "not a suite: expected an EvalSuite manifest (apiVersion, kind, spec), a kagent-agentevals suite (cases) or an ADK EvalSet (eval_cases)".into(),
+                message: "not a suite: expected an EvalSuite manifest (apiVersion, kind, spec), a kagent-agentevals suite (cases), an ADK EvalSet (eval_cases) or an ADK .test.json list ({query, expected_tool_use, reference})".into(),
             });
         };
+        if criteria.is_some_and(|c| c.explicit) && suite.format != Format::AdkEvalSet {
+            return Err(LoadError {
+                file: file.into(),
+                line: None,
+                field: None,
+                message: "a criteria file goes with ADK eval files only".into(),
+            });
+        }
         suites.push(suite);
     }
     if docs.len() > 1 && suites.iter().any(|s| s.format != Format::Manifest) {
@@ -148,13 +190,39 @@ pub fn load(file: &str, text: &str) -> Result<Vec<LoadedSuite>, LoadError> {
     Ok(suites)
 }
 
+/// The criteria of an ADK eval file: its criteria file's, or ADK's defaults.
+fn adk_criteria(
+    file: &str,
+    criteria: Option<CriteriaFile<'_>>,
+) -> Result<adk::Criteria, LoadError> {
+    let Some(criteria) = criteria else {
+        return Ok(adk::Criteria::default());
+    };
+    let value: Value = serde_json::from_str(criteria.text).map_err(|e| LoadError {
+        file: criteria.name.into(),
+        line: Some((e.line() as u64, e.column() as u64)),
+        field: None,
+        message: format!(
+            "not JSON: {}",
+            e.to_string().split(" at line ").next().unwrap_or_default()
+        ),
+    })?;
+    adk::criteria(&value).map_err(|(field, message)| LoadError {
+        file: format!("{} (for {file})", criteria.name),
+        line: None,
+        field: (!field.is_empty()).then_some(field),
+        message,
+    })
+}
+
 /// Load and compile, keeping line numbers for compile errors.
 pub fn load_compiled(
     file: &str,
     text: &str,
+    criteria: Option<CriteriaFile<'_>>,
 ) -> Result<Vec<(LoadedSuite, CompiledSuite)>, LoadError> {
     let docs = documents(text);
-    let suites = load(file, text)?;
+    let suites = load(file, text, criteria)?;
     suites
         .into_iter()
         .enumerate()
@@ -164,6 +232,10 @@ pub fn load_compiled(
             } else {
                 ""
             };
+            if suite.spec.cases.is_empty() && !suite.not_run.is_empty() {
+                let compiled = CompiledSuite::without_cases(&suite.name);
+                return Ok((suite, compiled));
+            }
             // As kubectl does, a suite that names no namespace is in `default`.
             let namespace = suite.namespace.as_deref().unwrap_or("default");
             let compiled = compile(&suite.name, &suite.spec, prefix, namespace).map_err(
@@ -250,369 +322,11 @@ fn parse<T: serde::de::DeserializeOwned>(file: &str, doc: &Document<'_>) -> Resu
     })
 }
 
-// kagent-agentevals suites -------------------------------------------------
-
-// kagent-agentevals reads its suites with `dict.get` and ignores other keys;
-// so do these types.
-#[derive(Deserialize)]
-struct AgentevalsSuite {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    source: Option<AgentevalsSource>,
-    #[serde(default)]
-    defaults: AgentevalsDefaults,
-    cases: Vec<AgentevalsCase>,
-}
-
-#[derive(Deserialize)]
-struct AgentevalsSource {
-    kind: String,
-    #[serde(default)]
-    path: Option<String>,
-    #[serde(default)]
-    base_url: Option<String>,
-    #[serde(default)]
-    user_id: Option<String>,
-}
-
-#[derive(Default, Deserialize)]
-struct AgentevalsDefaults {
-    #[serde(default)]
-    tool_args_match_mode: Option<ArgsMode>,
-    #[serde(default)]
-    drop_internal_tools: Option<bool>,
-    #[serde(default)]
-    extra_tool_denylist: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct AgentevalsCase {
-    #[serde(default)]
-    name: Option<String>,
-    session_id: String,
-    #[serde(default)]
-    invocation_id: Option<String>,
-    evaluators: Vec<AgentevalsEvaluator>,
-    #[serde(default)]
-    drop_internal_tools: Option<bool>,
-    #[serde(default)]
-    extra_tool_denylist: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct AgentevalsEvaluator {
-    #[serde(rename = "type")]
-    kind: AgentevalsType,
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    mode: Option<MatchMode>,
-    #[serde(default)]
-    tool_args_match_mode: Option<ArgsMode>,
-    #[serde(default)]
-    reference: Vec<Value>,
-    #[serde(default)]
-    expected: Vec<String>,
-}
-
-#[derive(Clone, Copy, Deserialize, PartialEq)]
-#[serde(rename_all = "snake_case")]
-enum AgentevalsType {
-    ToolsUsed,
-    TrajectoryMatch,
-    LlmJudge,
-}
-
-fn from_agentevals(suite: AgentevalsSuite, file: &str) -> Result<LoadedSuite, (String, String)> {
-    let source = suite.source.and_then(|s| match s.kind.as_str() {
-        "fixture" => s.path.map(|path| SourceSpec {
-            kind: Some(SourceKind::Fixture),
-            fixture: Some(FixtureSourceSpec { path }),
-            kagent_postgres: None,
-            kagent_api: None,
-            adk_database: None,
-        }),
-        "postgres" => Some(SourceSpec {
-            kind: Some(SourceKind::KagentPostgres),
-            fixture: None,
-            kagent_postgres: Some(KagentPostgresSpec::default()),
-            kagent_api: None,
-            adk_database: None,
-        }),
-        "api" => s.base_url.map(|url| SourceSpec {
-            kind: Some(SourceKind::KagentApi),
-            fixture: None,
-            kagent_postgres: None,
-            kagent_api: Some(KagentApiSpec {
-                url: Some(url),
-                user_id: s.user_id,
-                token_secret_ref: None,
-            }),
-            adk_database: None,
-        }),
-        // `kubectl exec` into the database pod has no equivalent: the
-        // operator's default source (or --source) is used instead.
-        _ => None,
-    });
-    let defaults = Defaults {
-        args_mode: suite.defaults.tool_args_match_mode.unwrap_or_default(),
-        drop_internal_tools: suite.defaults.drop_internal_tools.unwrap_or(true),
-        deny_tools: suite.defaults.extra_tool_denylist,
-        include_thoughts: false,
-    };
-    let cases = suite
-        .cases
-        .into_iter()
-        .enumerate()
-        .map(|(i, case)| {
-            let evaluators = case
-                .evaluators
-                .into_iter()
-                .enumerate()
-                .map(|(j, e)| {
-                    evaluator_from_agentevals(e)
-                        .map_err(|m| (format!("cases[{i}].evaluators[{j}].type"), m))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok::<_, (String, String)>(Case {
-                name: case.name.unwrap_or_else(|| format!("case-{i}")),
-                session_id: Some(case.session_id),
-                session_match: None,
-                invocation_id: case.invocation_id,
-                evaluators,
-                min_pass_rate: 1.0,
-                allow_no_sessions: false,
-                drop_internal_tools: case.drop_internal_tools,
-                deny_tools: case.extra_tool_denylist,
-            })
-        })
-        .collect::<Result<Vec<_>, (String, String)>>()?;
-    Ok(LoadedSuite {
-        name: suite.name.unwrap_or_else(|| stem(file)),
-        namespace: None,
-        spec: SuiteSpec {
-            source,
-            defaults,
-            cases,
-            ..SuiteSpec::default()
-        },
-        format: Format::KagentAgentevals,
-    })
-}
-
-fn evaluator_from_agentevals(e: AgentevalsEvaluator) -> Result<EvaluatorSpec, String> {
-    let name = |default: &str| e.name.clone().unwrap_or_else(|| default.to_string());
-    match e.kind {
-        AgentevalsType::ToolsUsed => {
-            let mut spec = empty_evaluator(name("tools_used"), EvaluatorType::ToolsUsed);
-            spec.tools_used = Some(ToolsUsedSpec {
-                expected: e.expected,
-                mode: e.mode.unwrap_or(MatchMode::Superset),
-                matching: Default::default(),
-            });
-            Ok(spec)
-        }
-        AgentevalsType::TrajectoryMatch => {
-            let mut spec =
-                empty_evaluator(name("trajectory_match"), EvaluatorType::TrajectoryMatch);
-            spec.trajectory_match = Some(TrajectoryMatchSpec {
-                reference: e.reference,
-                mode: e.mode.unwrap_or(MatchMode::Strict),
-                args_mode: e.tool_args_match_mode,
-                overrides: Vec::new(),
-                matching: Default::default(),
-            });
-            Ok(spec)
-        }
-        // agentevals' trajectory LLM-as-judge, with its reference when given.
-        AgentevalsType::LlmJudge => {
-            let mut spec = empty_evaluator(name("llm_judge"), EvaluatorType::TrajectoryJudge);
-            spec.trajectory_judge = Some(TrajectoryJudgeSpec {
-                reference: e.reference,
-                continuous: false,
-                threshold: 0.8,
-                num_samples: 1,
-                temperature: None,
-                prompt: None,
-            });
-            Ok(spec)
-        }
-    }
-}
-
-fn empty_evaluator(name: String, kind: EvaluatorType) -> EvaluatorSpec {
-    EvaluatorSpec {
-        name,
-        kind,
-        tools_used: None,
-        trajectory_match: None,
-        tool_trajectory: None,
-        response_match: None,
-        tool_selection: None,
-        argument_correctness: None,
-        trajectory_drift: None,
-        loops: None,
-        safety: None,
-        budget: None,
-        trajectory_judge: None,
-        outcome_judge: None,
-    }
-}
-
 fn stem(file: &str) -> String {
     std::path::Path::new(file)
         .file_stem()
         .map(|s| s.to_string_lossy().trim_end_matches(".evalset").to_string())
         .unwrap_or_else(|| "suite".into())
-}
-
-// ADK EvalSets --------------------------------------------------------------
-
-/// A field in either of ADK's spellings (pydantic writes camelCase aliases;
-/// older files are snake_case).
-fn field<'v>(value: &'v Value, snake: &str, camel: &str) -> Option<&'v Value> {
-    value
-        .get(snake)
-        .or_else(|| value.get(camel))
-        .filter(|v| !v.is_null())
-}
-
-fn content_text(content: Option<&Value>) -> Option<String> {
-    let parts = content?.get("parts")?.as_array()?;
-    let texts: Vec<&str> = parts
-        .iter()
-        .filter_map(|p| p.get("text").and_then(Value::as_str))
-        .filter(|t| !t.is_empty())
-        .collect();
-    (!texts.is_empty()).then(|| texts.join("\n"))
-}
-
-fn from_adk_eval_set(value: &Value) -> Result<LoadedSuite, (String, String)> {
-    let cases_key = if value.get("eval_cases").is_some() {
-        "eval_cases"
-    } else {
-        "evalCases"
-    };
-    let cases = field(value, "eval_cases", "evalCases")
-        .and_then(Value::as_array)
-        .ok_or_else(|| {
-            (
-                cases_key.to_string(),
-                "expected a list of eval cases".to_string(),
-            )
-        })?;
-    let name = field(value, "eval_set_id", "evalSetId")
-        .or_else(|| value.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or("adk-eval-set")
-        .to_string();
-    let cases = cases
-        .iter()
-        .enumerate()
-        .map(|(i, case)| {
-            let at = format!("{cases_key}[{i}]");
-            let conversation = field(case, "conversation", "conversation")
-                .and_then(Value::as_array)
-                .ok_or_else(|| {
-                    (
-                        format!("{at}.conversation"),
-                        "expected a list of invocations".to_string(),
-                    )
-                })?;
-            let first_user = conversation
-                .first()
-                .and_then(|inv| content_text(field(inv, "user_content", "userContent")))
-                .ok_or_else(|| {
-                    (
-                        format!("{at}.conversation[0]"),
-                        "the first invocation has no user text to match sessions by".to_string(),
-                    )
-                })?;
-            let tool_uses = conversation
-                .iter()
-                .map(|inv| {
-                    let uses = field(inv, "intermediate_data", "intermediateData")
-                        .and_then(|d| field(d, "tool_uses", "toolUses"))
-                        .cloned()
-                        .unwrap_or_else(|| json!([]));
-                    let uses: Vec<crate::core::score::adk::ToolUse> =
-                        serde_json::from_value(strip_ids(uses)).map_err(|e| {
-                            (format!("{at}.conversation"), format!("tool uses: {e}"))
-                        })?;
-                    Ok(ExpectedInvocation { tool_uses: uses })
-                })
-                .collect::<Result<Vec<_>, (String, String)>>()?;
-            let responses: Vec<Option<String>> = conversation
-                .iter()
-                .map(|inv| content_text(field(inv, "final_response", "finalResponse")))
-                .collect();
-            let mut trajectory = empty_evaluator(
-                "tool_trajectory_avg_score".into(),
-                EvaluatorType::ToolTrajectory,
-            );
-            trajectory.tool_trajectory = Some(ToolTrajectorySpec {
-                invocations: tool_uses,
-                match_type: None,
-                threshold: 1.0,
-            });
-            let mut evaluators = vec![trajectory];
-            if responses.iter().all(Option::is_some) {
-                let mut response =
-                    empty_evaluator("response_match_score".into(), EvaluatorType::ResponseMatch);
-                response.response_match = Some(ResponseMatchSpec {
-                    reference: None,
-                    invocations: Some(
-                        responses
-                            .into_iter()
-                            .map(|r| ExpectedResponse {
-                                final_response: r.unwrap_or_default(),
-                            })
-                            .collect(),
-                    ),
-                    threshold: 0.8,
-                });
-                evaluators.push(response);
-            }
-            Ok::<_, (String, String)>(Case {
-                name: field(case, "eval_id", "evalId")
-                    .and_then(Value::as_str)
-                    .map_or_else(|| format!("case-{i}"), String::from),
-                session_id: None,
-                session_match: Some(SessionMatch {
-                    contains: Some(first_user),
-                    regex: None,
-                }),
-                invocation_id: None,
-                evaluators,
-                min_pass_rate: 1.0,
-                allow_no_sessions: false,
-                drop_internal_tools: None,
-                deny_tools: Vec::new(),
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(LoadedSuite {
-        name,
-        namespace: None,
-        spec: SuiteSpec {
-            cases,
-            ..SuiteSpec::default()
-        },
-        format: Format::AdkEvalSet,
-    })
-}
-
-/// ADK tool uses carry ids; expectations compare names and arguments only.
-fn strip_ids(mut uses: Value) -> Value {
-    if let Value::Array(items) = &mut uses {
-        for item in items {
-            if let Value::Object(obj) = item {
-                obj.retain(|k, _| k == "name" || k == "args");
-            }
-        }
-    }
-    uses
 }
 
 /// The EvalSuite manifest of a loaded suite, for `suite convert`.

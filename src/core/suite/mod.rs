@@ -1,6 +1,8 @@
 //! Suites: the `EvalSuite` format, its compilation into evaluators, scoring
 //! sessions against it, and the reports.
 
+pub mod adk;
+pub mod agentevals;
 pub mod compile;
 pub mod evaluate;
 pub mod load;

@@ -10,6 +10,7 @@
 
 use super::compile::{CompiledSuite, Selector};
 use super::evaluate::{SessionView, evaluate_judged};
+use super::load::NotRun;
 use super::spec::{EvaluatorType, UnreadableEvents};
 use crate::core::ingest::Issue;
 use crate::core::judge::{Judge, JudgeUsage};
@@ -156,6 +157,28 @@ impl Report {
     /// 0 all passed, 1 a case failed, 2 a case could not be done (and
     /// none failed): a gate that saw a failure reports it whatever else
     /// went wrong.
+    /// Add the cases of the suite file that could not be run, each an error
+    /// that says why: a gate never passes on a case it did not run.
+    pub fn add_not_run(&mut self, cases: &[NotRun]) {
+        for case in cases {
+            self.cases.push(CaseReport {
+                name: case.case.clone(),
+                passed: false,
+                outcome: Outcome::Error,
+                pass_rate: None,
+                min_pass_rate: 1.0,
+                session_count: 0,
+                failed_sessions: 0,
+                notes: vec![format!("not run: {}", case.reason)],
+                sessions: Vec::new(),
+                sessions_omitted: 0,
+            });
+            self.summary.cases += 1;
+            self.summary.errors += 1;
+            self.passed = false;
+        }
+    }
+
     pub fn exit_code(&self) -> u8 {
         if self.summary.failed > 0 {
             1

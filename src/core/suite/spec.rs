@@ -184,6 +184,11 @@ pub struct Defaults {
     /// Keep model reasoning (`thought` parts) in trajectories (default false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub include_thoughts: bool,
+    /// Read an MCP tool result that also carries `structuredContent` as its
+    /// text, like one without (default true); false keeps it whole, as
+    /// kagent-agentevals does.
+    #[serde(default = "default_true", skip_serializing_if = "Clone::clone")]
+    pub unwrap_structured_content: bool,
 }
 
 impl Default for Defaults {
@@ -193,6 +198,7 @@ impl Default for Defaults {
             drop_internal_tools: true,
             deny_tools: Vec::new(),
             include_thoughts: false,
+            unwrap_structured_content: true,
         }
     }
 }
@@ -352,6 +358,20 @@ pub struct EvaluatorSpec {
     pub outcome_judge: Option<OutcomeJudgeSpec>,
 }
 
+impl EvaluatorSpec {
+    /// An evaluator of `kind` with the settings of that kind.
+    pub fn with_settings(
+        name: &str,
+        kind: EvaluatorType,
+        settings: impl Serialize,
+    ) -> Result<Self, String> {
+        let settings = serde_json::to_value(settings).map_err(|e| e.to_string())?;
+        let mut spec = serde_json::json!({"name": name, "type": kind});
+        spec[kind.field()] = settings;
+        serde_json::from_value(spec).map_err(|e| format!("{name}: {e}"))
+    }
+}
+
 /// CEL: the field the type names is set, and no other type's field is.
 fn evaluator_rules(schema: &mut Schema) {
     let fields: Vec<&str> = EvaluatorType::ALL.iter().map(|t| t.field()).collect();
@@ -453,6 +473,9 @@ pub struct ToolTrajectorySpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "int_or_string")]
     pub match_type: Option<Value>,
+    /// Compare tool names only, not arguments (ADK's `ignore_args`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_args: bool,
     /// Passing mean score (default 1.0, as ADK).
     #[serde(default = "one")]
     #[schemars(range(min = 0.0, max = 1.0))]
@@ -739,7 +762,7 @@ pub struct AgentRefSpec {
 }
 
 /// Where sessions come from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(transform = source_rules)]
 pub struct SourceSpec {

@@ -15,6 +15,9 @@ use kagent_evals::core::trajectory::Call;
 use serde_json::{Map, Value};
 use std::path::Path;
 
+mod adk;
+mod kagent_agentevals;
+
 fn vectors(name: &str) -> Vec<Value> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/conformance/peers/vectors")
@@ -240,4 +243,26 @@ fn a_case_line_with_an_unknown_key_is_refused_not_scored_as_strict() {
     let theirs = r#"{"outputs": [], "reference_outputs": [], "trajectory_match_mode": "superset", "tool_args_match_mode": "ignore", "inputs": {}}"#;
     let case = MatchCase::from_json(theirs, &defaults).unwrap();
     assert_eq!(case.config.mode, MatchMode::Superset);
+}
+
+#[test]
+fn golden_settings_that_check_nothing_are_refused() {
+    use kagent_evals::core::suite::load::load_compiled;
+    for (evaluator, field) in [
+        (
+            "{type: toolSelection, toolSelection: {expected: []}}",
+            "toolSelection.expected",
+        ),
+        ("{type: safety, safety: {}}", "safety"),
+    ] {
+        let yaml = format!(
+            "apiVersion: evals.kagent.dev/v1alpha1\nkind: EvalSuite\nmetadata: {{name: t}}\nspec:\n  cases:\n    - name: c\n      evaluators:\n        - {{name: e, {}\n",
+            &evaluator[1..]
+        );
+        let error = load_compiled("suite.yaml", &yaml, None).unwrap_err();
+        assert!(
+            error.field.as_deref().is_some_and(|f| f.contains(field)),
+            "{evaluator}: {error}"
+        );
+    }
 }

@@ -1,0 +1,703 @@
+//! Google ADK's eval files as suites: EvalSets, the old `.test.json` list
+//! format, and the `test_config.json` criteria that say which metrics score
+//! them and how. Read as google-adk 2.13 reads them, with every key either
+//! understood or refused by name: a file ADK would score by criteria this
+//! tool does not honour is an error, never scored some other way.
+//!
+//! Each criterion becomes one evaluator per case, named by its metric;
+//! a case ADK plays with a user simulator (`conversation_scenario`), or
+//! that has no invocations (which ADK reports as not evaluated), is kept
+//! out of the suite and reported as not run.
+
+use super::load::{Format, LoadedSuite, NotRun};
+use super::spec::*;
+use crate::core::score::adk::{AdkMatchType, ToolUse};
+use serde_json::{Map, Value, json};
+
+/// Where in a file a problem is, and what it is.
+pub type Problem = (String, String);
+
+fn problem(at: impl Into<String>, message: impl Into<String>) -> Problem {
+    (at.into(), message.into())
+}
+
+/// One metric a criteria file names, with its settings.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Criterion {
+    ToolTrajectory {
+        threshold: f64,
+        match_type: AdkMatchType,
+        ignore_args: bool,
+    },
+    ResponseMatch {
+        threshold: f64,
+    },
+}
+
+impl Criterion {
+    pub fn metric(&self) -> &'static str {
+        match self {
+            Criterion::ToolTrajectory { .. } => TOOL_TRAJECTORY,
+            Criterion::ResponseMatch { .. } => RESPONSE_MATCH,
+        }
+    }
+}
+
+const TOOL_TRAJECTORY: &str = "tool_trajectory_avg_score";
+const RESPONSE_MATCH: &str = "response_match_score";
+
+/// Metrics ADK has that this tool does not score, and why.
+const UNSUPPORTED: &[(&str, &str)] = &[
+    (
+        "response_evaluation_score",
+        "Vertex AI's response quality evaluation, which needs Google Cloud",
+    ),
+    (
+        "safety_v1",
+        "Vertex AI's safety evaluation, which needs Google Cloud",
+    ),
+    ("final_response_match_v2", "an LLM-judged metric"),
+    (
+        "rubric_based_final_response_quality_v1",
+        "an LLM-judged metric",
+    ),
+    ("rubric_based_tool_use_quality_v1", "an LLM-judged metric"),
+    ("hallucinations_v1", "an LLM-judged metric"),
+    (
+        "per_turn_user_simulator_quality_v1",
+        "a judge of ADK's user simulator",
+    ),
+    (
+        "tool_call_count_v1",
+        "informational in ADK: it takes no threshold",
+    ),
+    (
+        "inference_call_count_v1",
+        "informational in ADK: it takes no threshold",
+    ),
+    (
+        "token_usage_v1",
+        "informational in ADK: it takes no threshold",
+    ),
+    (
+        "invocation_duration_v1",
+        "informational in ADK: it takes no threshold",
+    ),
+];
+
+/// The metrics of a criteria file, in its order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Criteria(pub Vec<Criterion>);
+
+impl Default for Criteria {
+    /// ADK's criteria for a file without a `test_config.json`.
+    fn default() -> Self {
+        Criteria(vec![
+            Criterion::ToolTrajectory {
+                threshold: 1.0,
+                match_type: AdkMatchType::Exact,
+                ignore_args: false,
+            },
+            Criterion::ResponseMatch { threshold: 0.8 },
+        ])
+    }
+}
+
+/// A threshold as pydantic reads a float: a number, a numeric string, or a
+/// boolean (1.0 or 0.0).
+fn threshold(value: &Value, at: &str) -> Result<f64, Problem> {
+    let number = match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => None,
+    };
+    number
+        .filter(|n| n.is_finite())
+        .ok_or_else(|| problem(at, format!("a threshold must be a number, not {value}")))
+}
+
+/// A boolean as pydantic reads one: `true`/`false`, 0/1, or a string such
+/// as "yes", "off", "1" (ADK's `ignore_args`).
+fn lax_bool(value: &Value) -> Option<bool> {
+    match value {
+        Value::Bool(b) => Some(*b),
+        Value::Number(n) => match n.as_f64() {
+            Some(0.0) => Some(false),
+            Some(1.0) => Some(true),
+            _ => None,
+        },
+        Value::String(s) => match s.trim().to_lowercase().as_str() {
+            "0" | "off" | "f" | "false" | "n" | "no" => Some(false),
+            "1" | "on" | "t" | "true" | "y" | "yes" => Some(true),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A criterion's object keys in either spelling, checked against `known`.
+fn criterion_object(
+    object: &Map<String, Value>,
+    at: &str,
+    known: &[(&str, &str)],
+) -> Result<Map<String, Value>, Problem> {
+    let mut out = Map::new();
+    for (key, value) in object {
+        let Some((snake, _)) = known
+            .iter()
+            .find(|(snake, camel)| key == snake || key == camel)
+        else {
+            let names: Vec<&str> = known.iter().map(|(snake, _)| *snake).collect();
+            return Err(problem(
+                format!("{at}.{key}"),
+                format!(
+                    "not a setting of this criterion (expected {})",
+                    names.join(", ")
+                ),
+            ));
+        };
+        out.insert(snake.to_string(), value.clone());
+    }
+    Ok(out)
+}
+
+/// Read a `test_config.json` body.
+pub fn criteria(config: &Value) -> Result<Criteria, Problem> {
+    let Some(top) = config.as_object() else {
+        return Err(problem(
+            "",
+            "a criteria file is a JSON object with `criteria`",
+        ));
+    };
+    for key in top.keys() {
+        match key.as_str() {
+            "criteria"
+            | "user_simulator_config"
+            | "userSimulatorConfig"
+            | "live_model_config"
+            | "liveModelConfig" => {}
+            "custom_metrics" | "customMetrics" => {
+                return Err(problem(
+                    key.as_str(),
+                    "custom metrics are Python functions, which this tool cannot run",
+                ));
+            }
+            other => {
+                return Err(problem(
+                    other,
+                    "not a key of ADK's criteria file (expected criteria)",
+                ));
+            }
+        }
+    }
+    let Some(map) = top.get("criteria").and_then(Value::as_object) else {
+        return Err(problem(
+            "criteria",
+            "expected an object of metric names and thresholds",
+        ));
+    };
+    let mut out = Vec::new();
+    for (metric, value) in map {
+        let at = format!("criteria.{metric}");
+        let intermediate = (
+            "include_intermediate_responses_in_final",
+            "includeIntermediateResponsesInFinal",
+        );
+        let criterion = match metric.as_str() {
+            TOOL_TRAJECTORY => match value {
+                Value::Object(object) => {
+                    let o = criterion_object(
+                        object,
+                        &at,
+                        &[
+                            ("threshold", "threshold"),
+                            ("match_type", "matchType"),
+                            ("ignore_args", "ignoreArgs"),
+                            intermediate,
+                        ],
+                    )?;
+                    Criterion::ToolTrajectory {
+                        threshold: threshold(
+                            o.get("threshold").ok_or_else(|| {
+                                problem(&at, "a criterion object needs `threshold`")
+                            })?,
+                            &format!("{at}.threshold"),
+                        )?,
+                        match_type: match o.get("match_type") {
+                            None => AdkMatchType::Exact,
+                            Some(v) => AdkMatchType::parse(v)
+                                .map_err(|e| problem(format!("{at}.match_type"), e.0))?,
+                        },
+                        ignore_args: match o.get("ignore_args") {
+                            None => false,
+                            Some(v) => lax_bool(v).ok_or_else(|| {
+                                problem(
+                                    format!("{at}.ignore_args"),
+                                    format!("must be true or false, not {v}"),
+                                )
+                            })?,
+                        },
+                    }
+                }
+                other => Criterion::ToolTrajectory {
+                    threshold: threshold(other, &at)?,
+                    match_type: AdkMatchType::Exact,
+                    ignore_args: false,
+                },
+            },
+            RESPONSE_MATCH => match value {
+                Value::Object(object) => {
+                    let o =
+                        criterion_object(object, &at, &[("threshold", "threshold"), intermediate])?;
+                    Criterion::ResponseMatch {
+                        threshold: threshold(
+                            o.get("threshold").ok_or_else(|| {
+                                problem(&at, "a criterion object needs `threshold`")
+                            })?,
+                            &format!("{at}.threshold"),
+                        )?,
+                    }
+                }
+                other => Criterion::ResponseMatch {
+                    threshold: threshold(other, &at)?,
+                },
+            },
+            name => {
+                let why = UNSUPPORTED
+                    .iter()
+                    .find(|(known, _)| *known == name)
+                    .map_or("not a metric ADK or this tool knows", |(_, why)| why);
+                return Err(problem(
+                    at,
+                    format!("{name} is {why}; this tool does not score it"),
+                ));
+            }
+        };
+        out.push(criterion);
+    }
+    Ok(Criteria(out))
+}
+
+/// A field in either of ADK's spellings.
+fn field<'v>(value: &'v Value, snake: &str, camel: &str) -> Option<&'v Value> {
+    value
+        .get(snake)
+        .or_else(|| value.get(camel))
+        .filter(|v| !v.is_null())
+}
+
+/// Refuse keys ADK's model does not have: ADK forbids them inside cases.
+fn only_keys(value: &Value, at: &str, known: &[&str]) -> Result<(), Problem> {
+    let Some(object) = value.as_object() else {
+        return Err(problem(at, format!("expected an object, found {value}")));
+    };
+    let camel = |snake: &str| {
+        let mut out = String::new();
+        let mut upper = false;
+        for c in snake.chars() {
+            if c == '_' {
+                upper = true;
+            } else if upper {
+                out.extend(c.to_uppercase());
+                upper = false;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    };
+    match object
+        .keys()
+        .find(|k| !known.iter().any(|s| *k == s || **k == camel(s)))
+    {
+        Some(unknown) => Err(problem(
+            format!("{at}.{unknown}"),
+            format!(
+                "not a field of ADK's model here (expected {})",
+                known.join(", ")
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The text of a `Content`: its non-empty text parts, thoughts included, as
+/// ADK joins them.
+fn content_text(content: Option<&Value>) -> Option<String> {
+    let parts = content?.get("parts")?.as_array()?;
+    let texts: Vec<&str> = parts
+        .iter()
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .filter(|t| !t.is_empty())
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// An ADK invocation as an expectation: its user text, tool uses (from
+/// `tool_uses`, or the function calls of `invocation_events`) and final
+/// response.
+struct Expected {
+    user: Option<String>,
+    tool_uses: Vec<ToolUse>,
+    final_response: Option<String>,
+}
+
+const INVOCATION_FIELDS: &[&str] = &[
+    "invocation_id",
+    "user_content",
+    "final_response",
+    "intermediate_data",
+    "creation_timestamp",
+    "duration",
+    "model_duration",
+    "tool_duration",
+    "rubrics",
+    "app_details",
+];
+
+fn expected_invocation(invocation: &Value, at: &str) -> Result<Expected, Problem> {
+    only_keys(invocation, at, INVOCATION_FIELDS)?;
+    let data = field(invocation, "intermediate_data", "intermediateData");
+    let calls: Vec<Value> = match data {
+        None => Vec::new(),
+        Some(data) => {
+            only_keys(
+                data,
+                &format!("{at}.intermediate_data"),
+                &[
+                    "tool_uses",
+                    "tool_responses",
+                    "intermediate_responses",
+                    "invocation_events",
+                ],
+            )?;
+            match (
+                field(data, "tool_uses", "toolUses"),
+                field(data, "invocation_events", "invocationEvents"),
+            ) {
+                (Some(uses), _) => uses.as_array().cloned().unwrap_or_default(),
+                (None, Some(events)) => events
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|e| e.get("content")?.get("parts")?.as_array())
+                    .flatten()
+                    .filter_map(|p| field(p, "function_call", "functionCall").cloned())
+                    .collect(),
+                (None, None) => Vec::new(),
+            }
+        }
+    };
+    // Expectations compare names and arguments; ids are the runtime's.
+    let tool_uses = calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, call)| {
+            let name = call.get("name").and_then(Value::as_str).map(String::from);
+            let args = call.get("args").cloned().unwrap_or(Value::Null);
+            if call.get("name").is_some_and(|n| !n.is_string()) {
+                return Err(problem(
+                    format!("{at}.intermediate_data.tool_uses[{i}].name"),
+                    "expected a string",
+                ));
+            }
+            Ok(ToolUse { name, args })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Expected {
+        user: content_text(field(invocation, "user_content", "userContent")),
+        tool_uses,
+        final_response: content_text(field(invocation, "final_response", "finalResponse")),
+    })
+}
+
+fn evaluator(name: &str, kind: EvaluatorType, settings: Value) -> Result<EvaluatorSpec, Problem> {
+    EvaluatorSpec::with_settings(name, kind, settings).map_err(|e| problem(name, e))
+}
+
+/// The case of a list of expected invocations, scored by the criteria.
+fn case(
+    name: String,
+    invocations: &[Expected],
+    criteria: &Criteria,
+    at: &str,
+) -> Result<Case, Problem> {
+    let first_user = invocations
+        .first()
+        .and_then(|i| i.user.clone())
+        .ok_or_else(|| {
+            problem(
+                format!("{at}[0]"),
+                "the first invocation has no user text to match sessions by",
+            )
+        })?;
+    let evaluators = criteria
+        .0
+        .iter()
+        .map(|criterion| match criterion {
+            Criterion::ToolTrajectory {
+                threshold,
+                match_type,
+                ignore_args,
+            } => evaluator(
+                criterion.metric(),
+                EvaluatorType::ToolTrajectory,
+                json!({
+                    "invocations": invocations.iter().map(|i| json!({"toolUses": i.tool_uses})).collect::<Vec<_>>(),
+                    "matchType": match_type.to_string(),
+                    "ignoreArgs": ignore_args,
+                    "threshold": threshold,
+                }),
+            ),
+            // ADK scores a missing final response as "".
+            Criterion::ResponseMatch { threshold } => evaluator(
+                criterion.metric(),
+                EvaluatorType::ResponseMatch,
+                json!({
+                    "invocations": invocations
+                        .iter()
+                        .map(|i| json!({"finalResponse": i.final_response.clone().unwrap_or_default()}))
+                        .collect::<Vec<_>>(),
+                    "threshold": threshold,
+                }),
+            ),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Case {
+        name,
+        session_id: None,
+        session_match: Some(SessionMatch {
+            contains: Some(first_user),
+            regex: None,
+        }),
+        invocation_id: None,
+        evaluators,
+        min_pass_rate: 1.0,
+        allow_no_sessions: false,
+        drop_internal_tools: None,
+        deny_tools: Vec::new(),
+    })
+}
+
+fn suite(name: String, cases: Vec<Case>, not_run: Vec<NotRun>, format: Format) -> LoadedSuite {
+    LoadedSuite {
+        name,
+        namespace: None,
+        spec: SuiteSpec {
+            cases,
+            ..SuiteSpec::default()
+        },
+        format,
+        not_run,
+        notes: Vec::new(),
+    }
+}
+
+const CASE_FIELDS: &[&str] = &[
+    "eval_id",
+    "conversation",
+    "conversation_scenario",
+    "session_input",
+    "creation_timestamp",
+    "rubrics",
+    "final_session_state",
+];
+
+/// An EvalSet. Its top level is snake_case only, as ADK reads it.
+pub fn eval_set(value: &Value, criteria: &Criteria) -> Result<LoadedSuite, Problem> {
+    if value.get("evalCases").is_some() || value.get("evalSetId").is_some() {
+        return Err(problem(
+            "evalCases",
+            "ADK reads an EvalSet's top level in snake_case only (eval_set_id, eval_cases)",
+        ));
+    }
+    let top = value.as_object().expect("checked by the caller");
+    if let Some(unknown) = top.keys().find(|k| {
+        ![
+            "eval_set_id",
+            "name",
+            "description",
+            "eval_cases",
+            "creation_timestamp",
+        ]
+        .contains(&k.as_str())
+    }) {
+        return Err(problem(
+            unknown.as_str(),
+            "not a field of an EvalSet (expected eval_set_id, name, description, eval_cases, creation_timestamp)",
+        ));
+    }
+    let name = value
+        .get("eval_set_id")
+        .and_then(Value::as_str)
+        .ok_or_else(|| problem("eval_set_id", "an EvalSet needs its id"))?
+        .to_string();
+    let listed = value
+        .get("eval_cases")
+        .and_then(Value::as_array)
+        .ok_or_else(|| problem("eval_cases", "expected a list of eval cases"))?;
+    let (mut cases, mut not_run) = (Vec::new(), Vec::new());
+    for (i, entry) in listed.iter().enumerate() {
+        let at = format!("eval_cases[{i}]");
+        only_keys(entry, &at, CASE_FIELDS)?;
+        let id = field(entry, "eval_id", "evalId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| problem(format!("{at}.eval_id"), "a case needs its id"))?
+            .to_string();
+        let conversation = field(entry, "conversation", "conversation");
+        let scenario = field(entry, "conversation_scenario", "conversationScenario");
+        let turns = match (conversation, scenario) {
+            (Some(_), Some(_)) | (None, None) => {
+                return Err(problem(
+                    &at,
+                    "a case has exactly one of conversation and conversation_scenario",
+                ));
+            }
+            (None, Some(_)) => {
+                not_run.push(NotRun {
+                    case: id,
+                    reason: "it is played by ADK's user simulator (conversation_scenario), which this tool does not run".into(),
+                });
+                continue;
+            }
+            (Some(turns), None) => turns.as_array().ok_or_else(|| {
+                problem(
+                    format!("{at}.conversation"),
+                    "expected a list of invocations",
+                )
+            })?,
+        };
+        if turns.is_empty() {
+            not_run.push(NotRun {
+                case: id,
+                reason: "it has no invocations, which ADK reports as not evaluated".into(),
+            });
+            continue;
+        }
+        let expected = turns
+            .iter()
+            .enumerate()
+            .map(|(j, inv)| expected_invocation(inv, &format!("{at}.conversation[{j}]")))
+            .collect::<Result<Vec<_>, _>>()?;
+        cases.push(case(
+            id,
+            &expected,
+            criteria,
+            &format!("{at}.conversation"),
+        )?);
+    }
+    Ok(suite(name, cases, not_run, Format::AdkEvalSet))
+}
+
+/// Criteria ADK allows for a file in the old format.
+const OLD_FORMAT_CRITERIA: [&str; 4] = [
+    TOOL_TRAJECTORY,
+    "response_evaluation_score",
+    RESPONSE_MATCH,
+    "safety_v1",
+];
+
+/// The old `.test.json` format: a list of `{query, expected_tool_use,
+/// reference}`, which ADK migrates into one case of one invocation per row.
+pub fn old_format(rows: &[Value], name: &str, criteria: &Criteria) -> Result<LoadedSuite, Problem> {
+    if let Some(other) = criteria
+        .0
+        .iter()
+        .find(|c| !OLD_FORMAT_CRITERIA.contains(&c.metric()))
+    {
+        return Err(problem(
+            "criteria",
+            format!(
+                "{} is not one of the criteria ADK allows for the old format",
+                other.metric()
+            ),
+        ));
+    }
+    // ADK checks the first row only for the keys each criterion reads.
+    for criterion in &criteria.0 {
+        let needs = match criterion {
+            Criterion::ToolTrajectory { .. } => "expected_tool_use",
+            Criterion::ResponseMatch { .. } => "reference",
+        };
+        if rows.first().is_some_and(|row| row.get(needs).is_none()) {
+            return Err(problem(
+                format!("[0].{needs}"),
+                format!(
+                    "{} needs `query` and `{needs}` (ADK checks the first row)",
+                    criterion.metric()
+                ),
+            ));
+        }
+    }
+    let expected =
+        rows.iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let at = format!("[{i}]");
+                only_keys(
+                    row,
+                    &at,
+                    &[
+                        "query",
+                        "expected_tool_use",
+                        "reference",
+                        "expected_intermediate_agent_responses",
+                    ],
+                )?;
+                let query = row.get("query").and_then(Value::as_str).ok_or_else(|| {
+                    problem(format!("{at}.query"), "each row needs the user's query")
+                })?;
+                let tool_uses = row
+                    .get("expected_tool_use")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                    .map(|(j, call)| {
+                        only_keys(
+                            call,
+                            &format!("{at}.expected_tool_use[{j}]"),
+                            &["tool_name", "tool_input"],
+                        )?;
+                        Ok(ToolUse {
+                            name: call
+                                .get("tool_name")
+                                .and_then(Value::as_str)
+                                .map(String::from),
+                            args: call.get("tool_input").cloned().unwrap_or(Value::Null),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, Problem>>()?;
+                Ok(Expected {
+                    user: Some(query.to_string()),
+                    tool_uses,
+                    // ADK migrates a missing reference as "".
+                    final_response: Some(
+                        row.get("reference")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                    ),
+                })
+            })
+            .collect::<Result<Vec<_>, Problem>>()?;
+    if expected.is_empty() {
+        return Ok(suite(
+            name.into(),
+            Vec::new(),
+            vec![NotRun {
+                case: name.into(),
+                reason: "it has no invocations, which ADK reports as not evaluated".into(),
+            }],
+            Format::AdkEvalSet,
+        ));
+    }
+    let case = case(name.to_string(), &expected, criteria, "")?;
+    Ok(suite(
+        name.to_string(),
+        vec![case],
+        Vec::new(),
+        Format::AdkEvalSet,
+    ))
+}
