@@ -90,7 +90,10 @@ pub async fn run_suite(
             .map(|s| s.key)
             .collect();
         for batch in listed.chunks(BATCH) {
-            for raw in source.fetch(batch, suite.agent.as_ref()).await? {
+            for raw in source
+                .fetch(batch, suite.agent.as_ref(), suite.record)
+                .await?
+            {
                 seen_ids.insert(raw.key.id.clone());
                 run.score(&raw.normalise(), true, judge).await;
             }
@@ -107,7 +110,9 @@ pub async fn run_suite(
         .collect();
     let keys: Vec<SessionKey> = named.iter().map(|id| SessionKey::new(*id, None)).collect();
     for batch in keys.chunks(BATCH) {
-        let found = source.fetch(batch, suite.agent.as_ref()).await?;
+        let found = source
+            .fetch(batch, suite.agent.as_ref(), suite.record)
+            .await?;
         for key in batch {
             if !found.iter().any(|raw| raw.key.id == key.id) {
                 run.missing(&key.id, &source.describe());

@@ -407,6 +407,7 @@ cases:
     session_id: fixture
     evaluators:
       - type: llm_judge
+        model: openai:judge-model
         reference:
           - {role: user, content: current weather in London}
           - role: assistant

@@ -6,6 +6,7 @@ use super::{CommandError, SourceArgs, Status};
 use crate::core::convert::{self, ConvertOptions, split_by_invocation};
 use crate::core::redact;
 use crate::core::session::SessionKey;
+use crate::core::task::RecordChoice;
 use crate::source::{RawSession, SessionSource};
 use std::path::{Path, PathBuf};
 
@@ -155,7 +156,9 @@ pub async fn fetch_one(
     user: Option<&str>,
 ) -> Result<RawSession, CommandError> {
     let key = SessionKey::new(id, user.map(str::to_string));
-    let mut found = source.fetch(std::slice::from_ref(&key), None).await?;
+    let mut found = source
+        .fetch(std::slice::from_ref(&key), None, RecordChoice::Auto)
+        .await?;
     match found.len() {
         0 => Err(CommandError(format!(
             "session {key} not found in {}",

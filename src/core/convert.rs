@@ -242,6 +242,15 @@ fn convert_event(
                     account.dropped.push(name.clone());
                     continue;
                 }
+                // A call that waits for approval first gets this placeholder
+                // from kagent's approval callback; its result follows once
+                // the user decides. One call, one result: the real one.
+                if is_awaiting_approval(response) {
+                    account
+                        .dropped
+                        .push(format!("{} (awaiting approval)", name_or_unknown(name)));
+                    continue;
+                }
                 buffer.flush_into(messages);
                 messages.push(Message {
                     role: "tool".into(),
@@ -309,6 +318,12 @@ fn convert_event(
         });
     }
     account
+}
+
+/// kagent's `{"status": "confirmation_requested", "tool": NAME}`.
+fn is_awaiting_approval(response: &Value) -> bool {
+    response.get("status").and_then(Value::as_str) == Some("confirmation_requested")
+        && response.as_object().is_some_and(|o| o.len() <= 2)
 }
 
 fn name_or_unknown(name: &str) -> String {

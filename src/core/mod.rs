@@ -13,4 +13,5 @@ pub mod schedule;
 pub mod score;
 pub mod session;
 pub mod suite;
+pub mod task;
 pub mod trajectory;

@@ -2,6 +2,7 @@
 
 use crate::core::event::{Content, Event, Part};
 use crate::core::ingest::{Issue, RawEvents};
+use crate::core::task::Record;
 use std::fmt;
 
 /// kagent keys sessions by `(id, user_id)`: the id alone is not unique.
@@ -40,6 +41,8 @@ pub struct Session {
     /// What was read with a loss, and oddities worth a word: repeated event
     /// ids, tool results without a call.
     pub notes: Vec<Issue>,
+    /// Whether the events are ADK's or were read from A2A tasks.
+    pub record: Record,
 }
 
 impl Default for SessionKey {
@@ -74,6 +77,7 @@ impl Session {
             events,
             issues,
             notes,
+            record: Record::Events,
         }
     }
 

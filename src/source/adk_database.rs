@@ -12,6 +12,7 @@ use super::{
 };
 use crate::core::ingest::{Origin, parse_event};
 use crate::core::session::{AgentRef, SessionKey};
+use crate::core::task::{Record, RecordChoice};
 use sqlx::Row;
 use std::sync::Arc;
 
@@ -225,7 +226,14 @@ impl SessionSource for AdkDatabase {
         &self,
         keys: &[SessionKey],
         _agent: Option<&AgentRef>,
+        record: RecordChoice,
     ) -> Result<Vec<RawSession>, SourceError> {
+        if record == RecordChoice::Tasks {
+            return Err(SourceError::Config(format!(
+                "{} holds ADK's events only, no A2A tasks",
+                self.name
+            )));
+        }
         let mut tx = self.read_only().await?;
         let mut out = Vec::new();
         for key in keys {
@@ -272,6 +280,7 @@ impl SessionSource for AdkDatabase {
                     key: SessionKey::new(key.id.clone(), Some(user)),
                     agent_id: Some(self.app.clone()),
                     raw: session.finish(),
+                    record: Record::Events,
                 });
             }
         }

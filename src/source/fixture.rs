@@ -7,9 +7,12 @@
 //! sessions are looked up by file stem. Agent and time filters do not apply
 //! to files.
 
-use super::{RawSession, SessionQuery, SessionSource, SessionSummary, SourceError};
+use super::{
+    RawSession, SessionQuery, SessionSource, SessionSummary, SourceError, StoredTask, TaskData,
+};
 use crate::core::ingest::{RawEvents, read_jsonl};
 use crate::core::session::{AgentRef, SessionKey};
+use crate::core::task::{Record, RecordChoice};
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug)]
@@ -50,12 +53,49 @@ impl FixtureSource {
         })
     }
 
-    fn read(&self, id: &str, path: &Path) -> Result<RawSession, SourceError> {
-        Ok(RawSession {
+    /// A file of events, or of A2A task records (one task per line, a
+    /// later line of the same task replacing the earlier, as kagent's task
+    /// store keeps the last save).
+    fn read(&self, id: &str, path: &Path, record: RecordChoice) -> Result<RawSession, SourceError> {
+        let raw = read_file(path)?;
+        let mut session = RawSession {
             key: SessionKey::new(id, None),
             agent_id: None,
-            raw: read_file(path)?,
-        })
+            raw,
+            record: Record::Events,
+        };
+        let holds_tasks =
+            !session.raw.events.is_empty() && session.raw.events.iter().all(|e| is_task(&e.value));
+        let wrong = |holds: &str| SourceError::Config(format!("{} holds {holds}", path.display()));
+        match (holds_tasks, record) {
+            (true, RecordChoice::Events) => Err(wrong("A2A tasks, not ADK events")),
+            (false, RecordChoice::Tasks) => Err(wrong("ADK events, not A2A tasks")),
+            (false, _) => Ok(session),
+            (true, _) => {
+                let mut tasks: Vec<StoredTask> = Vec::new();
+                for row in std::mem::take(&mut session.raw.events) {
+                    let id = row
+                        .value
+                        .get("id")
+                        .and_then(|v| v.as_str())
+                        .unwrap_or("")
+                        .to_string();
+                    let task = StoredTask {
+                        id: id.clone(),
+                        data: TaskData::Json(row.value),
+                        protocol: None,
+                    };
+                    match tasks.iter_mut().find(|t| t.id == id) {
+                        Some(earlier) => *earlier = task,
+                        None => tasks.push(task),
+                    }
+                }
+                let issues = std::mem::take(&mut session.raw.issues);
+                session.use_tasks(tasks, &self.describe().into());
+                session.raw.issues.splice(0..0, issues);
+                Ok(session)
+            }
+        }
     }
 }
 
@@ -93,6 +133,12 @@ pub fn read_file(path: &Path) -> Result<RawEvents, SourceError> {
     .map_err(unavailable)
 }
 
+/// An A2A task object rather than an ADK event.
+fn is_task(value: &serde_json::Value) -> bool {
+    value.get("kind").and_then(|k| k.as_str()) == Some("task")
+        || (value.get("history").is_some() && value.get("status").is_some())
+}
+
 fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -107,7 +153,7 @@ impl SessionSource for FixtureSource {
     async fn list(&self, query: &SessionQuery) -> Result<Vec<SessionSummary>, SourceError> {
         let mut out = Vec::new();
         for (id, path) in self.files.iter().take(query.limit.unwrap_or(usize::MAX)) {
-            let session = self.read(id, path)?;
+            let session = self.read(id, path, RecordChoice::Auto)?;
             let updated = std::fs::metadata(path)
                 .and_then(|m| m.modified())
                 .ok()
@@ -126,6 +172,7 @@ impl SessionSource for FixtureSource {
         &self,
         keys: &[SessionKey],
         _agent: Option<&AgentRef>,
+        record: RecordChoice,
     ) -> Result<Vec<RawSession>, SourceError> {
         let mut out = Vec::new();
         for key in keys {
@@ -135,7 +182,7 @@ impl SessionSource for FixtureSource {
                 self.files.iter().find(|(id, _)| *id == key.id)
             };
             if let Some((_, path)) = found {
-                out.push(self.read(&key.id, path)?);
+                out.push(self.read(&key.id, path, record)?);
             }
         }
         Ok(out)

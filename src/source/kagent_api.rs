@@ -12,9 +12,11 @@
 
 use super::{
     RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
+    StoredTask, TaskData,
 };
 use crate::core::ingest::{Issue, Origin, Parsed, parse_event};
 use crate::core::session::{AgentRef, SessionKey};
+use crate::core::task::{Record, RecordChoice};
 use crate::http_client::{self, HttpError, Retry};
 use serde_json::Value;
 use std::sync::Arc;
@@ -275,6 +277,7 @@ impl SessionSource for KagentApi {
         &self,
         keys: &[SessionKey],
         agent: Option<&AgentRef>,
+        record: RecordChoice,
     ) -> Result<Vec<RawSession>, SourceError> {
         let mut out = Vec::new();
         for key in keys {
@@ -294,13 +297,49 @@ impl SessionSource for KagentApi {
             {
                 continue;
             }
-            out.push(self.session_from(key, &user, &data));
+            let mut session = self.session_from(key, &user, &data);
+            if record.wants_tasks(session.raw.events.len() + session.raw.issues.len()) {
+                let tasks = self.tasks(&key.id, &user).await?;
+                if !tasks.is_empty() || record == RecordChoice::Tasks {
+                    session.use_tasks(tasks, &self.name);
+                }
+            }
+            out.push(session);
         }
         Ok(out)
     }
 }
 
 impl KagentApi {
+    /// A session's A2A tasks, oldest first, as kagent serves them: task
+    /// objects in A2A 0.3's shape (no `A2A-Version` header is sent).
+    async fn tasks(&self, id: &str, user: &str) -> Result<Vec<StoredTask>, SourceError> {
+        let path = format!("/api/sessions/{}/tasks", encode(id));
+        let listed = match self.get(&path, user, &[]).await? {
+            Answer::Data(Value::Array(tasks)) => tasks,
+            // kagent leaves `data` out of an empty list.
+            Answer::Data(Value::Null) | Answer::NotFound => Vec::new(),
+            Answer::Data(_) => {
+                return Err(SourceError::Unavailable {
+                    source_name: self.name.to_string(),
+                    detail: format!("GET {path}: `data` is not a list of tasks"),
+                });
+            }
+        };
+        Ok(listed
+            .into_iter()
+            .enumerate()
+            .map(|(i, task)| StoredTask {
+                id: task
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| format!("#{}", i + 1), String::from),
+                data: TaskData::Json(task),
+                protocol: None,
+            })
+            .collect())
+    }
+
     fn session_from(&self, key: &SessionKey, user: &str, data: &Value) -> RawSession {
         let mut rows = SessionRows::default();
         for (i, row) in data
@@ -344,6 +383,7 @@ impl KagentApi {
                 .and_then(Value::as_str)
                 .map(String::from),
             raw: rows.finish(),
+            record: Record::Events,
         }
     }
 }

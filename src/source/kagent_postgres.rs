@@ -3,13 +3,17 @@
 //! Every query runs in a `READ ONLY` transaction on connections whose
 //! default is read-only too; soft-deleted rows are left out; a session is
 //! `(id, user_id)`; the agent filter is part of each query. Event rows of a
-//! batch of sessions come back in one round trip, streamed.
+//! batch of sessions come back in one round trip, streamed. A session with
+//! no events (an agent on a runtime other than ADK) is read from its A2A
+//! tasks, in a second query of the same transaction.
 
 use super::{
     RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
+    StoredTask, TaskData,
 };
 use crate::core::ingest::{Origin, RawEvents, parse_event};
 use crate::core::session::{AgentRef, SessionKey};
+use crate::core::task::{Record, RecordChoice};
 use futures::TryStreamExt;
 use sqlx::Row;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
@@ -68,6 +72,19 @@ SELECT w.id, w.user_id, w.agent_id, e.id AS event_id, e.data,
   LEFT JOIN event e
     ON e.session_id = w.id AND e.user_id = w.user_id AND e.deleted_at IS NULL
  ORDER BY w.id, w.user_id, e.created_at NULLS FIRST, e.id";
+
+/// The A2A tasks of sessions, oldest first. `protocol_version` (kagent
+/// v0.9.7) and the task's own `user_id` (v0.10) are read through `to_jsonb`
+/// so that older schemas without those columns are read too; a task owned
+/// by another user of the same session id is not this session's.
+const FETCH_TASKS: &str = "
+SELECT k.id AS session_id, k.user_id, t.id, t.data,
+       to_jsonb(t)->>'protocol_version' AS protocol_version
+  FROM unnest($1::text[], $2::text[]) AS k(id, user_id)
+  JOIN task t
+    ON t.session_id = k.id AND t.deleted_at IS NULL
+   AND (to_jsonb(t)->>'user_id' IS NULL OR to_jsonb(t)->>'user_id' = k.user_id)
+ ORDER BY k.id, k.user_id, t.created_at NULLS FIRST, t.id";
 
 impl KagentPostgres {
     /// Connections are opened on first use, so a bad host shows up as the
@@ -187,6 +204,7 @@ impl SessionSource for KagentPostgres {
         &self,
         keys: &[SessionKey],
         agent: Option<&AgentRef>,
+        record: RecordChoice,
     ) -> Result<Vec<RawSession>, SourceError> {
         let (mut pair_ids, mut pair_users, mut any_user) = (Vec::new(), Vec::new(), Vec::new());
         for key in keys {
@@ -222,6 +240,7 @@ impl SessionSource for KagentPostgres {
                         key: SessionKey::new(id, Some(user)),
                         agent_id: row.try_get("agent_id").map_err(|e| self.unavailable(e))?,
                         raw: RawEvents::default(),
+                        record: Record::Events,
                     });
                 }
                 let event_id: Option<String> =
@@ -240,8 +259,67 @@ impl SessionSource for KagentPostgres {
         if let Some(done) = sessions.last_mut() {
             finish(done, &mut rows);
         }
+        self.read_tasks(&mut tx, &mut sessions, record).await?;
         tx.rollback().await.map_err(|e| self.unavailable(e))?;
         Ok(sessions)
+    }
+}
+
+impl KagentPostgres {
+    /// Replace the events of the sessions `record` reads from tasks with
+    /// their tasks, in the same transaction.
+    async fn read_tasks(
+        &self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+        sessions: &mut [RawSession],
+        record: RecordChoice,
+    ) -> Result<(), SourceError> {
+        let wanted: Vec<usize> = (0..sessions.len())
+            .filter(|&i| {
+                record.wants_tasks(sessions[i].raw.events.len() + sessions[i].raw.issues.len())
+            })
+            .collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let ids: Vec<&str> = wanted
+            .iter()
+            .map(|&i| sessions[i].key.id.as_str())
+            .collect();
+        let users: Vec<&str> = wanted
+            .iter()
+            .map(|&i| sessions[i].key.user_id.as_deref().unwrap_or_default())
+            .collect();
+        let rows = sqlx::query(FETCH_TASKS)
+            .bind(&ids)
+            .bind(&users)
+            .fetch_all(&mut **tx)
+            .await
+            .map_err(|e| self.unavailable(e))?;
+        let mut tasks: Vec<Vec<StoredTask>> = wanted.iter().map(|_| Vec::new()).collect();
+        for row in rows {
+            let get = |column: &str| -> Result<Option<String>, SourceError> {
+                row.try_get(column).map_err(|e| self.unavailable(e))
+            };
+            let (id, user) = (get("session_id")?, get("user_id")?);
+            let Some(slot) = wanted.iter().position(|&i| {
+                Some(&sessions[i].key.id) == id.as_ref() && sessions[i].key.user_id == user
+            }) else {
+                continue;
+            };
+            tasks[slot].push(StoredTask {
+                id: get("id")?.unwrap_or_default(),
+                data: TaskData::Text(get("data")?.unwrap_or_default()),
+                protocol: get("protocol_version")?,
+            });
+        }
+        for (slot, found) in tasks.into_iter().enumerate() {
+            // With no task either, the session keeps its (empty) events.
+            if !found.is_empty() || record == RecordChoice::Tasks {
+                sessions[wanted[slot]].use_tasks(found, &self.name);
+            }
+        }
+        Ok(())
     }
 }
 

@@ -10,8 +10,11 @@ pub mod open;
 
 use crate::core::ingest::{Issue, Parsed, RawEvent, RawEvents};
 use crate::core::session::{AgentRef, Session, SessionKey};
+use crate::core::task::{Protocol, Record, RecordChoice, task_events, task_origin};
 use jiff::Timestamp;
+use serde_json::Value;
 use std::future::Future;
+use std::sync::Arc;
 
 /// Which sessions a run looks at.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -41,12 +44,60 @@ pub struct RawSession {
     pub key: SessionKey,
     pub agent_id: Option<String>,
     pub raw: RawEvents,
+    /// ADK's events, or events read from the session's A2A tasks.
+    pub record: Record,
 }
 
 impl RawSession {
     pub fn normalise(self) -> Session {
-        Session::from_raw(self.key, self.agent_id, self.raw)
+        let mut session = Session::from_raw(self.key, self.agent_id, self.raw);
+        session.record = self.record;
+        session
     }
+
+    /// Read the session from its A2A tasks, oldest first, in place of
+    /// whatever events it had.
+    pub(crate) fn use_tasks(&mut self, tasks: Vec<StoredTask>, source: &Arc<str>) {
+        self.raw = tasks_to_events(tasks, source);
+        self.record = Record::Tasks;
+    }
+}
+
+/// One stored A2A task: its id, its JSON (text from a database, an object
+/// from the API) and its `protocol_version` column.
+pub(crate) struct StoredTask {
+    pub id: String,
+    pub data: TaskData,
+    pub protocol: Option<String>,
+}
+
+pub(crate) enum TaskData {
+    Text(String),
+    Json(Value),
+}
+
+/// A session's tasks as events; a task that cannot be read is an issue
+/// naming it, so the session fails closed.
+pub(crate) fn tasks_to_events(tasks: Vec<StoredTask>, source: &Arc<str>) -> RawEvents {
+    let mut raw = RawEvents::default();
+    for task in tasks {
+        let origin = task_origin(source, &task.id, 0);
+        let value = match task.data {
+            TaskData::Json(value) => Ok(value),
+            TaskData::Text(text) => serde_json::from_str::<Value>(&text)
+                .map_err(|e| Issue::new(&origin, format!("the task is not JSON: {e}"))),
+        };
+        let protocol =
+            Protocol::from_column(task.protocol.as_deref()).map_err(|why| Issue::new(&origin, why));
+        match value
+            .and_then(|v| protocol.map(|p| (v, p)))
+            .and_then(|(v, p)| task_events(&v, p, source))
+        {
+            Ok(events) => raw.events.extend(events),
+            Err(issue) => raw.issues.push(issue),
+        }
+    }
+    raw
 }
 
 /// Why a source could not answer. Messages name the source (host, file) and
@@ -74,11 +125,13 @@ pub trait SessionSource: Send + Sync {
     /// a user matches the id for every user. With an `agent`, only that
     /// agent's sessions are returned: the source applies the filter itself,
     /// so a suite can never read another agent's sessions by naming them.
-    /// Sessions not found are absent from the result.
+    /// Sessions not found are absent from the result. `record` says whether
+    /// a session is read from its events or its A2A tasks.
     fn fetch(
         &self,
         keys: &[SessionKey],
         agent: Option<&AgentRef>,
+        record: RecordChoice,
     ) -> impl Future<Output = Result<Vec<RawSession>, SourceError>> + Send;
 }
 
@@ -210,7 +263,8 @@ impl SessionSource for AnySource {
         &self,
         keys: &[SessionKey],
         agent: Option<&AgentRef>,
+        record: RecordChoice,
     ) -> Result<Vec<RawSession>, SourceError> {
-        each_source!(self, s => s.fetch(keys, agent).await)
+        each_source!(self, s => s.fetch(keys, agent, record).await)
     }
 }

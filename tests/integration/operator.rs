@@ -7,6 +7,7 @@ use crate::support::operator::{
     agent, apply_suite, config, event_reasons, finished, held_api, run_now, runs_of, start,
     wait_for, weather_database, weather_suite,
 };
+use crate::support::postgres::{SeedSession, TestDatabase};
 use crate::support::{control_plane, runtime};
 use crate::{Need, Test};
 use k8s_openapi::api::coordination::v1::Lease;
@@ -58,6 +59,11 @@ pub fn tests() -> Vec<Test> {
             name: "operator::a_standby_resumes_the_run_of_a_killed_leader",
             needs: &[Need::ControlPlane],
             run: killed_leader,
+        },
+        Test {
+            name: "operator::a_langgraph_agent_is_scored_from_its_task_records",
+            needs: BOTH,
+            run: langgraph_agent,
         },
         Test {
             name: "operator::watches_recover_after_an_apiserver_restart",
@@ -146,6 +152,49 @@ fn manual_runs() {
             assert!(metrics.contains(&line), "missing {line} in\n{metrics}");
         }
         assert!(metrics.contains("kagent_evals_run_duration_seconds_count{"), "{metrics}");
+    });
+}
+
+/// An agent on kagent's LangGraph runtime writes no events, only A2A tasks.
+fn langgraph_agent() {
+    let plane = control_plane();
+    runtime().block_on(async {
+        let client = plane.client().await;
+        let ns = namespace(&client, "op-langgraph").await;
+        let db = TestDatabase::create("oplanggraph").await;
+        let agent_id = format!("{}__NS__lg_agent", ns.replace('-', "_"));
+        db.seed_kagent(&[SeedSession {
+            id: "lg-session",
+            user: "admin@kagent.dev",
+            agent_id: &agent_id,
+            source: None,
+            age_seconds: 60,
+            deleted: false,
+            events: Vec::new(),
+        }])
+        .await;
+        let tasks = crate::sources::task_rows("langgraph/tool-call");
+        db.seed_tasks("lg-session", &[(&tasks[0].0, &tasks[0].1, Some("admin@kagent.dev"))]).await;
+        agent(&client, &ns, "lg-agent", "You report the weather from the tool.").await;
+        let _replica = start(&plane, config(&ns, "replica-a", Some(&db.url))).await;
+        let suite = json!({
+            "apiVersion": "evals.kagent.dev/v1alpha1",
+            "kind": "EvalSuite",
+            "metadata": {"name": "langgraph", "namespace": ns},
+            "spec": {
+                "agentRef": {"name": "lg-agent"},
+                "cases": [{"name": "looks-the-weather-up", "evaluators": [
+                    {"name": "tool", "type": "toolsUsed", "toolsUsed": {"expected": ["get_weather"]}}
+                ]}]
+            }
+        });
+        apply_suite(&client, &ns, &suite).await;
+        run_now(&client, &ns, "langgraph-now", "langgraph").await;
+        let run = finished(&client, &ns, "langgraph-now", Duration::from_secs(60)).await;
+        let status = run.status.unwrap();
+        assert_eq!(status.phase, Some(Phase::Succeeded), "{status:?}");
+        assert_eq!(status.summary.as_deref(), Some("1/1"));
+        assert_eq!(status.sessions_evaluated, Some(1));
     });
 }
 

@@ -8,6 +8,7 @@ use crate::{Need, Test};
 use kagent_evals::core::convert::{ConvertOptions, convert};
 use kagent_evals::core::ingest::read_jsonl;
 use kagent_evals::core::session::{AgentRef, Session, SessionKey};
+use kagent_evals::core::task::{Record, RecordChoice};
 use kagent_evals::http_client::Retry;
 use kagent_evals::source::adk_database::AdkDatabase;
 use kagent_evals::source::kagent_api::KagentApi;
@@ -63,6 +64,11 @@ pub fn tests() -> Vec<Test> {
             name: "sources::adk_database_postgres",
             needs: &[Need::Postgres],
             run: adk_postgres,
+        },
+        Test {
+            name: "sources::kagent_postgres_reads_a_sessions_tasks_when_it_has_no_events",
+            needs: &[Need::Postgres],
+            run: tasks_record,
         },
         Test {
             name: "sources::kagent_api_envelope_retries_and_errors",
@@ -123,7 +129,7 @@ async fn fetch(
     keys: &[SessionKey],
     agent: Option<&AgentRef>,
 ) -> Vec<RawSession> {
-    source.fetch(keys, agent).await.unwrap()
+    source.fetch(keys, agent, RecordChoice::Auto).await.unwrap()
 }
 
 fn reads_back_captured() {
@@ -502,6 +508,119 @@ fn adk_postgres() {
     adk_expectations(db.url.replacen("postgres://", "postgresql+asyncpg://", 1));
 }
 
+/// A runtime's stored tasks (tests/data/kagent-tasks): the last body
+/// saved under each task id, in creation order.
+pub fn task_rows(case: &str) -> Vec<(String, String)> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/kagent-tasks/{case}.json"));
+    let bodies: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for body in bodies {
+        let id = body["id"].as_str().unwrap().to_string();
+        match rows.iter_mut().find(|(seen, _)| *seen == id) {
+            Some(row) => row.1 = body.to_string(),
+            None => rows.push((id, body.to_string())),
+        }
+    }
+    rows
+}
+
+/// An ADK session's events as kagent-adk posted them to the controller.
+fn adk_event_rows(case: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "tests/data/kagent-tasks/{case}.session-events.json"
+    ));
+    let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    rows.iter()
+        .map(|r| r["data"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn tool_names(session: Session) -> Vec<String> {
+    convert(&session.events, &ConvertOptions::default())
+        .messages
+        .iter()
+        .flat_map(|m| {
+            m.tool_calls
+                .iter()
+                .flatten()
+                .map(|c| c.function.name.clone())
+        })
+        .collect()
+}
+
+fn tasks_record() {
+    runtime().block_on(async {
+        let db = TestDatabase::create("tasks").await;
+        let session = |id, events| SeedSession {
+            id,
+            user: "admin@kagent.dev",
+            agent_id: WEATHER,
+            source: None,
+            age_seconds: 60,
+            deleted: false,
+            events,
+        };
+        db.seed_kagent(&[
+            session("langgraph", Vec::new()),
+            session("adk", adk_event_rows("adk/tool-call")),
+            session("broken", Vec::new()),
+            session("nothing", Vec::new()),
+        ])
+        .await;
+        let langgraph = task_rows("langgraph/tool-call");
+        let adk = task_rows("adk/tool-call");
+        let other_user = task_rows("langgraph/tool-error");
+        let admin = Some("admin@kagent.dev");
+        db.seed_tasks("langgraph", &[(&langgraph[0].0, &langgraph[0].1, admin)]).await;
+        // Another user's task under the same session id is not this session's.
+        db.seed_tasks("langgraph", &[(&other_user[0].0, &other_user[0].1, Some("bob"))]).await;
+        db.seed_tasks("adk", &[(&adk[0].0, &adk[0].1, None)]).await;
+        db.seed_tasks("broken", &[("broken-task", "{not json", admin)]).await;
+        db.execute("INSERT INTO task (id, data, session_id, deleted_at) VALUES ('gone', '{}', 'nothing', now())").await;
+
+        let source = kagent(&db).await;
+        let key = |id: &str| SessionKey::new(id, None);
+        let keys = [key("langgraph"), key("adk"), key("broken"), key("nothing")];
+        let fetched = source.fetch(&keys, Some(&weather()), RecordChoice::Auto).await.unwrap();
+        let by_id = |id: &str| fetched.iter().find(|s| s.key.id == id).unwrap().clone();
+        let lg = by_id("langgraph");
+        assert_eq!(lg.record, Record::Tasks);
+        assert!(lg.raw.issues.is_empty(), "{:?}", lg.raw.issues);
+        assert_eq!(tool_names(lg.normalise()), ["get_weather"], "one task: bob's is not read");
+        assert_eq!(by_id("adk").record, Record::Events, "an ADK session keeps its events");
+        let broken = by_id("broken");
+        assert!(broken.raw.issues[0].to_string().contains("task broken-task message 0: the task is not JSON"), "{:?}", broken.raw.issues);
+        let nothing = by_id("nothing");
+        assert!(nothing.raw.events.is_empty() && nothing.record == Record::Events, "a deleted task is not read");
+
+        // Asked for tasks, the ADK session reads the same from them.
+        let from_tasks = source.fetch(&[key("adk")], None, RecordChoice::Tasks).await.unwrap();
+        assert_eq!(from_tasks[0].record, Record::Tasks);
+        let from_events = by_id("adk");
+        assert_eq!(trajectory(from_tasks[0].clone().normalise()), trajectory(from_events.normalise()));
+
+        // A suite scores the LangGraph agent's session from the command line.
+        let dir = tempfile::tempdir().unwrap();
+        let suite = dir.path().join("suite.yaml");
+        std::fs::write(&suite, "apiVersion: evals.kagent.dev/v1alpha1\nkind: EvalSuite\nmetadata: {name: lg}\nspec:\n  agentRef: {namespace: kagent, name: weather-assistant}\n  cases:\n    - name: looks-the-weather-up\n      match: {contains: weather in London}\n      evaluators:\n        - {name: tool, type: toolsUsed, toolsUsed: {expected: [get_weather]}}\n").unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+            .args(["run", suite.to_str().unwrap(), "--format", "json"])
+            .env("KAGENT_EVALS_DATABASE_URL", &db.url)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+        assert_eq!(output.status.code(), Some(0), "{report} {}", String::from_utf8_lossy(&output.stderr));
+        let records: Vec<(&str, &str)> = report["cases"][0]["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["sessionId"].as_str().unwrap(), s["record"].as_str().unwrap()))
+            .collect();
+        assert_eq!(records, [("adk", "events"), ("langgraph", "tasks")], "{report}");
+    });
+}
+
 /// A kagent API stand-in: the documented envelope, `data` as JSON text,
 /// kagent's JSON 404s for what it does not know, and failures on demand.
 mod api_server {
@@ -578,6 +697,7 @@ mod api_server {
         }
         let mut events = match id.as_str() {
             "grounded" | "broken" | "as-tool" => events("weather-grounded.jsonl"),
+            "langgraph" => Vec::new(),
             "other-agent" => events("github-assistant-session.jsonl"),
             _ => {
                 return (
@@ -605,6 +725,22 @@ mod api_server {
         )
     }
 
+    /// A session's tasks as objects; kagent leaves `data` out of an empty list.
+    async fn tasks(Path(id): Path<String>) -> Json<Value> {
+        if id != "langgraph" {
+            return Json(
+                json!({"error": false, "message": "Successfully retrieved session tasks"}),
+            );
+        }
+        let tasks: Vec<Value> = super::task_rows("langgraph/tool-call")
+            .into_iter()
+            .map(|(_, body)| serde_json::from_str(&body).unwrap())
+            .collect();
+        Json(
+            json!({"error": false, "data": tasks, "message": "Successfully retrieved session tasks"}),
+        )
+    }
+
     /// The user's sessions, sub-agent ones included; a wrong token is refused.
     async fn all_sessions(headers: HeaderMap) -> (StatusCode, Json<Value>) {
         if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some("Bearer t0ken-value")
@@ -629,6 +765,7 @@ mod api_server {
         let app = Router::new()
             .route("/api/sessions/agent/{ns}/{name}", get(agent_sessions))
             .route("/api/sessions/{id}", get(session))
+            .route("/api/sessions/{id}/tasks", get(tasks))
             .route("/api/sessions", get(all_sessions))
             .with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -653,16 +790,21 @@ fn kagent_api() {
         assert_eq!(listed.iter().map(|s| s.key.id.as_str()).collect::<Vec<_>>(), ["grounded"]);
         assert!(state.saw_token.lock().unwrap().iter().all(|t| t == "Bearer t0ken-value"));
 
-        let fetched = source.fetch(&[SessionKey::new("grounded", None), SessionKey::new("missing", None)], None).await.unwrap();
+        let fetched = source.fetch(&[SessionKey::new("grounded", None), SessionKey::new("missing", None)], None, RecordChoice::Auto).await.unwrap();
         assert_eq!(fetched.len(), 1);
         assert_eq!(trajectory(fetched[0].clone().normalise()), from_file("weather-grounded.jsonl"));
 
-        let broken = source.fetch(&[SessionKey::new("broken", None)], None).await.unwrap();
+        // A session without events is read from its tasks, as from PostgreSQL.
+        let langgraph = source.fetch(&[SessionKey::new("langgraph", None)], None, RecordChoice::Auto).await.unwrap();
+        assert_eq!(langgraph[0].record, Record::Tasks);
+        assert_eq!(tool_names(langgraph[0].clone().normalise()), ["get_weather"]);
+
+        let broken = source.fetch(&[SessionKey::new("broken", None)], None, RecordChoice::Auto).await.unwrap();
         assert_eq!(broken[0].raw.events.len(), 5);
         assert!(broken[0].raw.issues[0].to_string().ends_with("event ev-2: not JSON: key must be a string at line 1 column 2"), "{:?}", broken[0].raw.issues);
 
         // A session of another agent, named by id, is not read for this agent.
-        let scoped = source.fetch(&[SessionKey::new("other-agent", None)], Some(&weather())).await.unwrap();
+        let scoped = source.fetch(&[SessionKey::new("other-agent", None)], Some(&weather()), RecordChoice::Auto).await.unwrap();
         assert!(scoped.is_empty());
         let unknown: AgentRef = "kagent/nope".parse().unwrap();
         assert!(source.list(&SessionQuery { agent: Some(unknown), ..Default::default() }).await.unwrap().is_empty());
@@ -673,7 +815,7 @@ fn kagent_api() {
         let mut ids: Vec<String> = source.list(&with_sub_agents).await.unwrap().into_iter().map(|s| s.key.id).collect();
         ids.sort();
         assert_eq!(ids, ["as-tool", "broken", "grounded"]);
-        let by_id = source.fetch(&[SessionKey::new("as-tool", None)], Some(&weather())).await.unwrap();
+        let by_id = source.fetch(&[SessionKey::new("as-tool", None)], Some(&weather()), RecordChoice::Auto).await.unwrap();
         assert_eq!(by_id.len(), 1);
 
         // A wrong base URL is an error naming the URL, never "no sessions".

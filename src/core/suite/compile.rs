@@ -14,6 +14,7 @@ use crate::core::score::args::{ArgsConfig, Override};
 use crate::core::score::golden::{Budget, ExpectedCall, Price};
 use crate::core::score::trajectory_match::{MatchConfig, MatchMode, Matching};
 use crate::core::session::AgentRef;
+use crate::core::task::RecordChoice;
 use crate::core::trajectory::{Step, messages_from_value, steps};
 use jiff::SignedDuration;
 use regex::Regex;
@@ -49,6 +50,8 @@ pub struct CompiledSuite {
     pub since: Option<SignedDuration>,
     pub limit: Option<usize>,
     pub include_sub_agent_sessions: bool,
+    /// Which record sessions are read from.
+    pub record: RecordChoice,
     pub judge: Option<JudgeSpec>,
     /// The cron schedule, parsed once.
     pub schedule: Option<Schedule>,
@@ -66,6 +69,7 @@ impl CompiledSuite {
             since: None,
             limit: None,
             include_sub_agent_sessions: false,
+            record: RecordChoice::Auto,
             judge: None,
             schedule: None,
             unreadable_events: UnreadableEvents::default(),
@@ -325,6 +329,7 @@ pub fn compile(
         since,
         limit: spec.sessions.limit.map(|l| l as usize),
         include_sub_agent_sessions: spec.sessions.include_sub_agent_sessions,
+        record: spec.sessions.record,
         judge: spec.judge.clone(),
         schedule,
         unreadable_events: spec.unreadable_events,

@@ -16,6 +16,7 @@ use crate::core::ingest::Issue;
 use crate::core::judge::{Judge, JudgeUsage};
 use crate::core::score::Score;
 use crate::core::session::Session;
+use crate::core::task::Record;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -92,6 +93,9 @@ pub struct SessionReport {
     pub session_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_id: Option<String>,
+    /// Read from ADK's events or from kagent's A2A task records.
+    #[serde(default)]
+    pub record: Record,
     pub passed: bool,
     /// Why the session could not be scored at all.
     pub error: Option<String>,
@@ -285,6 +289,7 @@ impl<'s> ReportBuilder<'s> {
             let mut report = SessionReport {
                 session_id: session.key.id.clone(),
                 user_id: session.key.user_id.clone(),
+                record: session.record,
                 passed: false,
                 error: None,
                 unreadable: false,

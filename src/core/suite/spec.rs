@@ -8,6 +8,7 @@
 
 use crate::core::score::args::ArgsMode;
 use crate::core::score::trajectory_match::{MatchMode, Matching};
+use crate::core::task::RecordChoice;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -160,6 +161,15 @@ pub struct SessionSelection {
     /// Also score sessions where another agent called this one as a tool.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub include_sub_agent_sessions: bool,
+    /// Read sessions from ADK's events or kagent's A2A task records: `auto`
+    /// (the default) reads the tasks of a session without events, as an
+    /// agent on kagent's LangGraph, CrewAI or OpenAI runtime has.
+    #[serde(default, skip_serializing_if = "is_auto")]
+    pub record: RecordChoice,
+}
+
+fn is_auto(record: &RecordChoice) -> bool {
+    *record == RecordChoice::Auto
 }
 
 impl SessionSelection {

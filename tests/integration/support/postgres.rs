@@ -107,6 +107,26 @@ impl TestDatabase {
         }
     }
 
+    /// A2A task rows of a session, a second apart, as kagent's task store
+    /// writes them: `(task id, JSON, owner)`, `protocol_version` NULL.
+    pub async fn seed_tasks(&self, session: &str, tasks: &[(&str, &str, Option<&str>)]) {
+        let mut conn = PgConnection::connect(&self.url).await.unwrap();
+        for (i, (id, data, owner)) in tasks.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO task (id, created_at, updated_at, data, session_id, user_id)
+                 VALUES ($1, now() - make_interval(secs => 100 - $2), now(), $3, $4, $5)",
+            )
+            .bind(id)
+            .bind(i as f64)
+            .bind(data)
+            .bind(session)
+            .bind(owner)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        }
+    }
+
     pub async fn execute(&self, sql: &str) {
         let mut conn = PgConnection::connect(&self.url).await.unwrap();
         conn.execute(sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_string())))
