@@ -4,6 +4,7 @@
 //! the other modules read sessions from where kagent keeps them, run suites
 //! from the command line, and run them in the cluster as an operator.
 
+pub mod a2a;
 pub mod cli;
 pub mod core;
 pub mod http_client;

@@ -2,13 +2,17 @@
 //! sessions, fetch them in batches, score each as it arrives. Only one
 //! batch of sessions is in memory at a time.
 
+use crate::a2a::{A2aClient, AgentUnavailable, ProbeEnd};
 use crate::core::judge::{Judge, JudgeError};
-use crate::core::session::SessionKey;
-use crate::core::suite::compile::{CompiledSuite, Selector};
+use crate::core::session::{Session, SessionKey};
+use crate::core::suite::compile::{CompiledSuite, Probe, Selector};
 use crate::core::suite::report::{Report, ReportBuilder};
+use crate::core::task::Record;
 use crate::source::{SessionQuery, SessionSource, SourceError};
+use futures::{StreamExt, TryStreamExt};
 use jiff::Timestamp;
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 /// Sessions fetched per round trip.
 pub const BATCH: usize = 100;
@@ -57,6 +61,22 @@ pub enum RunError {
     Source(#[from] SourceError),
     #[error(transparent)]
     Judge(#[from] JudgeError),
+    #[error(transparent)]
+    Agent(#[from] AgentUnavailable),
+    /// Probe cases, and no A2A endpoint to send them to.
+    #[error("{0}")]
+    NoAgentEndpoint(String),
+}
+
+/// How long a probe's session may take to appear in the source after the
+/// Agent answered (runtimes store events as they go, the last ones as the
+/// turn ends).
+const SESSION_SETTLE: Duration = Duration::from_secs(10);
+
+/// What one probe run left: its session, or why there is none to score.
+enum ProbeRun {
+    Session(Box<Session>),
+    NotScored { why: String, failed: bool },
 }
 
 /// Score `suite` on the sessions `source` holds, asking `judge` for judged
@@ -66,6 +86,7 @@ pub async fn run_suite(
     suite: &CompiledSuite,
     source: &impl SessionSource,
     judge: &impl Judge,
+    agent: Option<&A2aClient>,
     now: Timestamp,
     with_trajectories: bool,
 ) -> Result<Report, RunError> {
@@ -75,10 +96,11 @@ pub async fn run_suite(
         judge.check().await?;
     }
     let mut run = ReportBuilder::new(suite).with_trajectories(with_trajectories);
+    run_probes(suite, source, judge, agent, &mut run).await?;
     let needs_selection = suite
         .cases
         .iter()
-        .any(|c| !matches!(c.selector, Selector::SessionId(_)));
+        .any(|c| matches!(c.selector, Selector::FirstUserMessage(_) | Selector::All));
     let mut seen_ids = BTreeSet::new();
     if needs_selection {
         let query = query(suite, now);
@@ -123,4 +145,112 @@ pub async fn run_suite(
         }
     }
     Ok(run.finish())
+}
+
+/// Send every probe case's task to the Agent, `runs` times each, at most
+/// `concurrency` at once; then score each run's session with its case.
+async fn run_probes(
+    suite: &CompiledSuite,
+    source: &impl SessionSource,
+    judge: &impl Judge,
+    agent: Option<&A2aClient>,
+    run: &mut ReportBuilder<'_>,
+) -> Result<(), RunError> {
+    let planned: Vec<(usize, &Probe)> = suite
+        .probe_cases()
+        .flat_map(|(index, _, probe)| (0..probe.runs).map(move |_| (index, probe)))
+        .collect();
+    if planned.is_empty() {
+        return Ok(());
+    }
+    let Some(agent) = agent else {
+        let (_, case, _) = suite.probe_cases().next().expect("planned above");
+        return Err(RunError::NoAgentEndpoint(format!(
+            "case {} probes the Agent, and no A2A endpoint is known (pass --a2a-url)",
+            case.name
+        )));
+    };
+    let concurrency = suite.probes.map_or(1, |l| l.concurrency as usize);
+    // Collected first, so the stream holds futures and not a closure, which
+    // the compiler cannot prove `Send` for every lifetime in the controller.
+    let mut runs = Vec::with_capacity(planned.len());
+    for (index, probe) in planned {
+        runs.push(probe_run(suite, source, agent, index, probe));
+    }
+    let results: Vec<(usize, String, String, ProbeRun)> = futures::stream::iter(runs)
+        .buffered(concurrency)
+        .try_collect()
+        .await?;
+    for (index, context, user, outcome) in results {
+        match outcome {
+            ProbeRun::Session(session) => run.score_probe(index, &session, judge).await,
+            ProbeRun::NotScored { why, failed } => {
+                run.probe_not_scored(index, &context, &user, why, failed)
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One run of a probe in a fresh conversation, and what it left.
+async fn probe_run(
+    suite: &CompiledSuite,
+    source: &impl SessionSource,
+    agent: &A2aClient,
+    index: usize,
+    probe: &Probe,
+) -> Result<(usize, String, String, ProbeRun), RunError> {
+    let context = uuid::Uuid::new_v4().to_string();
+    let outcome = match agent.run(probe, &context).await? {
+        ProbeEnd::Failed(why) => ProbeRun::NotScored { why, failed: true },
+        ProbeEnd::Completed => probe_session(suite, source, &context, &probe.user_id).await?,
+    };
+    Ok((index, context, probe.user_id.clone(), outcome))
+}
+
+/// The session a probe run made, read back by its context id: the probe
+/// user's, else any user's with that id (the id is fresh, and a runtime
+/// that does not honour `X-User-Id` records a user of its own).
+async fn probe_session(
+    suite: &CompiledSuite,
+    source: &impl SessionSource,
+    context: &str,
+    user: &str,
+) -> Result<ProbeRun, RunError> {
+    let keys = [
+        SessionKey::new(context, Some(user.to_string())),
+        SessionKey::new(context, None),
+    ];
+    let started = tokio::time::Instant::now();
+    loop {
+        let mut found = Vec::new();
+        for key in &keys {
+            found = source
+                .fetch(
+                    std::slice::from_ref(key),
+                    suite.agent.as_ref(),
+                    suite.record,
+                )
+                .await?;
+            if !found.is_empty() {
+                break;
+            }
+        }
+        let complete = found
+            .first()
+            .is_some_and(|s| s.record == Record::Tasks || !s.raw.events.is_empty());
+        if complete || started.elapsed() >= SESSION_SETTLE {
+            return Ok(match found.into_iter().next() {
+                Some(raw) => ProbeRun::Session(Box::new(raw.normalise())),
+                None => ProbeRun::NotScored {
+                    why: format!(
+                        "the Agent answered, and its session {context} was not found in {}",
+                        source.describe()
+                    ),
+                    failed: false,
+                },
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
 }

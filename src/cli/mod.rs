@@ -10,7 +10,8 @@ mod score;
 mod sessions;
 mod suite;
 
-use crate::core::session::AgentRef;
+use crate::a2a::A2aClient;
+use crate::core::suite::compile::CompiledSuite;
 use crate::core::suite::spec::{SourceKind, SuiteSpec};
 use crate::http_client::Retry;
 use crate::judge::OpenAiJudge;
@@ -167,6 +168,7 @@ impl SourceArgs {
             spec: &SuiteSpec::default(),
             agent: None,
             needs_judge: false,
+            needs_agent_endpoint: false,
             defaults: &defaults,
             base: Path::new("."),
             cluster: None,
@@ -208,25 +210,26 @@ impl JudgeArgs {
     }
 }
 
-/// What one suite run from the command line reads and asks.
+/// What one suite run from the command line reads, asks and probes.
 pub struct Opened {
     pub source: AnySource,
     pub judge: Option<OpenAiJudge>,
+    pub agent: Option<A2aClient>,
 }
 
-/// Resolve the source and judge of a suite from the flags, environment and
-/// suite, print what the flags replaced, and open them.
+/// Resolve the source, judge and A2A endpoint of a suite from the flags,
+/// environment and suite, print what the flags replaced, and open them.
 pub fn open_for_suite(
     spec: &SuiteSpec,
-    agent: Option<&AgentRef>,
-    needs_judge: bool,
+    compiled: &CompiledSuite,
     defaults: &Defaults,
     base: &Path,
 ) -> Result<Opened, CommandError> {
     let resolution = resolve(&Request {
         spec,
-        agent,
-        needs_judge,
+        agent: compiled.agent.as_ref(),
+        needs_judge: compiled.uses_judge(),
+        needs_agent_endpoint: compiled.probe_cases().next().is_some(),
         defaults,
         base,
         cluster: None,
@@ -241,9 +244,16 @@ pub fn open_for_suite(
         .map(|settings| OpenAiJudge::new(settings, Retry::default()))
         .transpose()
         .map_err(|e| CommandError(e.to_string()))?;
+    let agent = resolution
+        .agent_endpoint
+        .as_deref()
+        .map(A2aClient::new)
+        .transpose()
+        .map_err(CommandError)?;
     Ok(Opened {
         source: open(&resolution.source.settings)?,
         judge,
+        agent,
     })
 }
 

@@ -258,6 +258,9 @@ pub struct CaseResult {
     /// The first failure, briefly: evaluator, key and diagnostic.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// A probe case's runs: how many passed, pass@k and pass^k.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::core::suite::report::ProbeSummary>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -53,6 +53,8 @@ pub enum Failure {
     Forbidden,
     SourceUnavailable,
     JudgeUnavailable,
+    /// The Agent's A2A endpoint, which probes go to, is down or answered an error.
+    AgentUnavailable,
     /// An evaluator could not judge a session.
     EvaluatorError,
     /// Sessions held events that could not be read, and the suite does not
@@ -71,6 +73,7 @@ impl Failure {
             Failure::Forbidden => "Forbidden",
             Failure::SourceUnavailable => "SourceUnavailable",
             Failure::JudgeUnavailable => "JudgeUnavailable",
+            Failure::AgentUnavailable => "AgentUnavailable",
             Failure::EvaluatorError => "EvaluatorError",
             Failure::UnreadableSessions => "UnreadableSessions",
             Failure::TimedOut => "TimedOut",
@@ -94,6 +97,7 @@ impl Failure {
             Failure::Forbidden,
             Failure::SourceUnavailable,
             Failure::JudgeUnavailable,
+            Failure::AgentUnavailable,
             Failure::EvaluatorError,
             Failure::UnreadableSessions,
             Failure::TimedOut,

@@ -72,6 +72,9 @@ pub struct Defaults {
     pub judge_url: Option<String>,
     pub judge_model: Option<String>,
     pub judge_api_key: Option<Secret>,
+    /// The Agent's A2A endpoint for probes (`--a2a-url`, the command line
+    /// only: the operator reaches Agents through its kagent API URL).
+    pub a2a_url: Option<String>,
 }
 
 impl Defaults {
@@ -89,6 +92,7 @@ impl Defaults {
             judge_url: None,
             judge_model: None,
             judge_api_key: None,
+            a2a_url: None,
         }
     }
 
@@ -221,6 +225,8 @@ pub struct JudgeSettings {
 pub struct Resolution {
     pub source: ResolvedSource,
     pub judge: Option<JudgeSettings>,
+    /// Where probes are sent: the Agent's A2A endpoint.
+    pub agent_endpoint: Option<String>,
     /// Settings of the suite replaced by explicit flags (command line only).
     pub notes: Vec<String>,
 }
@@ -232,6 +238,8 @@ pub struct Request<'a> {
     pub agent: Option<&'a AgentRef>,
     /// Whether any evaluator needs a judge.
     pub needs_judge: bool,
+    /// Whether any case probes the Agent.
+    pub needs_agent_endpoint: bool,
     pub defaults: &'a Defaults,
     /// The suite file's folder, which its fixture paths are relative to.
     pub base: &'a Path,
@@ -269,11 +277,49 @@ pub fn resolve(request: &Request<'_>) -> Result<Resolution, Refusal> {
     } else {
         None
     };
+    let agent_endpoint = if request.needs_agent_endpoint {
+        Some(agent_endpoint(request)?)
+    } else {
+        None
+    };
     Ok(Resolution {
         source,
         judge,
+        agent_endpoint,
         notes,
     })
+}
+
+/// The A2A endpoint probes go to. In the cluster it is the Agent's, as the
+/// operator's kagent controller serves it (`/api/a2a/NAMESPACE/NAME/`); a
+/// suite cannot point probes elsewhere. On the command line, `--a2a-url`.
+fn agent_endpoint(request: &Request<'_>) -> Result<String, Refusal> {
+    let defaults = request.defaults;
+    match request.cluster {
+        Some(_) => {
+            let agent = request.agent.ok_or_else(|| {
+                refuse(RefusalReason::InvalidSpec, "probes need the suite's agentRef: they are sent to that Agent")
+            })?;
+            let api = defaults.api_url.as_deref().ok_or_else(|| {
+                refuse(
+                    RefusalReason::InvalidSpec,
+                    "probes are sent through kagent's controller, and the operator has no kagent API URL (kagent.api.url)",
+                )
+            })?;
+            Ok(format!(
+                "{}/api/a2a/{}/{}/",
+                api.trim_end_matches('/'),
+                agent.namespace,
+                agent.name
+            ))
+        }
+        None => defaults.a2a_url.clone().ok_or_else(|| {
+            refuse(
+                RefusalReason::InvalidSpec,
+                "the suite probes the Agent: pass --a2a-url, the Agent's A2A endpoint (kagent serves it at http://CONTROLLER:8083/api/a2a/NAMESPACE/NAME/)",
+            )
+        }),
+    }
 }
 
 /// The Secrets a suite refers to in its namespace, which the operator reads

@@ -109,6 +109,7 @@ fn in_cluster(
         spec,
         agent,
         needs_judge: spec.judge.is_some() || defaults.judge_url.is_some(),
+        needs_agent_endpoint: false,
         defaults,
         base: Path::new("/"),
         cluster: Some(facts),
@@ -553,6 +554,7 @@ fn on_command_line(spec: &SuiteSpec, defaults: &Defaults) -> Result<Resolution, 
         spec,
         agent: None,
         needs_judge: true,
+        needs_agent_endpoint: false,
         defaults,
         base: Path::new("suites"),
         cluster: None,
@@ -685,4 +687,46 @@ fn on_the_command_line_a_sqlite_url_or_an_app_means_an_adk_database() {
             path: "suites/s.jsonl".into()
         }
     );
+}
+
+#[test]
+fn probes_go_to_the_agent_through_the_operators_kagent_and_on_the_command_line_to_a2a_url() {
+    let agent: AgentRef = "team/weather".parse().unwrap();
+    let spec = SuiteSpec::default();
+    let mut operator = Defaults::new(Party::Operator);
+    operator.api_url = Some("http://kagent-controller.kagent:8083/".into());
+    operator.database_url = Some(Secret::new("postgres://u:p@db/kagent"));
+    operator.source = Some(SourceKind::KagentPostgres);
+    let facts = ClusterFacts {
+        namespace: "team".into(),
+        ..ClusterFacts::default()
+    };
+    let request = |defaults: &Defaults, cluster: Option<&ClusterFacts>| {
+        resolve(&Request {
+            spec: &spec,
+            agent: Some(&agent),
+            needs_judge: false,
+            needs_agent_endpoint: true,
+            defaults,
+            base: Path::new("/"),
+            cluster,
+            policy: &Policy::default(),
+        })
+    };
+    let resolved = request(&operator, Some(&facts)).unwrap();
+    assert_eq!(
+        resolved.agent_endpoint.as_deref(),
+        Some("http://kagent-controller.kagent:8083/api/a2a/team/weather/")
+    );
+    operator.api_url = None;
+    let refusal = request(&operator, Some(&facts)).unwrap_err();
+    assert!(refusal.message.contains("kagent.api.url"), "{refusal}");
+
+    let mut command_line = Defaults::new(Party::CommandLine);
+    command_line.fixture = Some("sessions".into());
+    let refusal = request(&command_line, None).unwrap_err();
+    assert!(refusal.message.contains("--a2a-url"), "{refusal}");
+    command_line.a2a_url = Some("http://localhost:8083/api/a2a/team/weather/".into());
+    let resolved = request(&command_line, None).unwrap();
+    assert_eq!(resolved.agent_endpoint, command_line.a2a_url);
 }

@@ -31,7 +31,10 @@ What the runtimes call (read from kagent-adk / kagent-core 0.10.4):
   header is sent). Memory (/api/memories/...) and share links are not served.
 
 Also served for tests: GET /api/sessions/{id}/tasks, GET /api/tasks,
-GET /api/sessions/agent/{namespace}/{name}, GET /health.
+GET /api/sessions/agent/{namespace}/{name}, GET /health, and, with
+`--a2a-agent URL`, POST /api/a2a/{namespace}/{name}/ forwarded to that one
+agent as the controller forwards A2A requests to an Agent's pod (the
+X-User-Id header passed on; nothing else of the caller's).
 The user is the `user_id` query parameter, else the X-User-Id header, else
 `admin@kagent.dev`, as the controller does in its unsecure mode.
 """
@@ -41,6 +44,8 @@ import json
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -103,7 +108,30 @@ class Handler(BaseHTTPRequestHandler):
                 f.write(json.dumps(entry) + "\n")
         user = query.get("user_id") or self.headers.get("X-User-Id") or "admin@kagent.dev"
         parts = [p for p in url.path.split("/") if p]
+        if parts[:2] == ["api", "a2a"] and self.command == "POST":
+            return self.forward(raw)
         self.route(self.command, parts, query, body, user)
+
+    def forward(self, raw):
+        target = self.server.a2a_agent
+        if not target:
+            return self.fail(404, "no agent behind this A2A route")
+        headers = {"Content-Type": "application/json"}
+        if self.headers.get("X-User-Id"):
+            headers["X-User-Id"] = self.headers["X-User-Id"]
+        request = urllib.request.Request(target, data=raw.encode(), headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=600) as answer:
+                status, data = answer.status, answer.read()
+        except urllib.error.HTTPError as error:
+            status, data = error.code, error.read()
+        except OSError as error:
+            return self.fail(502, f"the agent is unavailable: {error}")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     do_GET = do_POST = do_PUT = do_DELETE = handle_any
 
@@ -236,12 +264,14 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--log", required=True, help="JSONL file every request is appended to")
+    parser.add_argument("--a2a-agent", help="the agent URL POST /api/a2a/NS/NAME/ goes to")
     args = parser.parse_args()
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
     server.store = Store()
     server.log_path = args.log
     server.log_lock = threading.Lock()
+    server.a2a_agent = args.a2a_agent
     print(f"listening on {args.host}:{server.server_address[1]}", flush=True)
     try:
         server.serve_forever()

@@ -9,6 +9,7 @@ mod crds;
 mod journey;
 mod judge;
 mod operator;
+mod probes;
 mod ship;
 mod sources;
 mod support;
@@ -37,6 +38,7 @@ fn tests() -> Vec<Test> {
     all.extend(crds::tests());
     all.extend(sources::tests());
     all.extend(operator::tests());
+    all.extend(probes::tests());
     all.extend(judge::tests());
     all.extend(journey::tests());
     all.extend(tenancy::tests());

@@ -477,6 +477,20 @@ fn case(
         allow_no_sessions: false,
         drop_internal_tools: None,
         deny_tools: Vec::new(),
+        // The case's user turns are its script when the suite probes; on
+        // recent sessions it is found by its first user message.
+        probe: invocations
+            .iter()
+            .map(|i| i.user.clone())
+            .collect::<Option<Vec<_>>>()
+            .map(|conversation| ProbeSpec {
+                input: None,
+                conversation,
+                runs: 1,
+                timeout_seconds: DEFAULT_PROBE_TIMEOUT_SECONDS,
+                user_id: None,
+                approvals: Approvals::default(),
+            }),
     })
 }
 

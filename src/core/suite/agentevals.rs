@@ -349,6 +349,7 @@ fn case(
         allow_no_sessions: false,
         drop_internal_tools: entry.drop_internal_tools,
         deny_tools: entry.extra_tool_denylist.unwrap_or_default(),
+        probe: None,
     })
 }
 

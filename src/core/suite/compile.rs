@@ -2,8 +2,8 @@
 //! problem names the field it is in (`spec.cases[1].evaluators[0]...`).
 
 use super::spec::{
-    Case, Defaults, EvaluatorSpec, EvaluatorType, JudgeSpec, ResponseMatchSpec, SecretKeyRef,
-    SelectionMetric, SessionMatch, SuiteSpec, UnreadableEvents,
+    Approvals, Case, Defaults, EvaluatorSpec, EvaluatorType, JudgeSpec, ProbeSpec,
+    ResponseMatchSpec, SecretKeyRef, SelectionMetric, SessionMatch, SuiteSpec, UnreadableEvents,
 };
 use crate::core::convert::ConvertOptions;
 use crate::core::judge::{JudgeTask, Sampling, prompt};
@@ -52,6 +52,8 @@ pub struct CompiledSuite {
     pub include_sub_agent_sessions: bool,
     /// Which record sessions are read from.
     pub record: RecordChoice,
+    /// Set when the suite enables probes.
+    pub probes: Option<ProbeLimits>,
     pub judge: Option<JudgeSpec>,
     /// The cron schedule, parsed once.
     pub schedule: Option<Schedule>,
@@ -60,6 +62,17 @@ pub struct CompiledSuite {
 }
 
 impl CompiledSuite {
+    /// The cases that probe the Agent, with their index.
+    pub fn probe_cases(&self) -> impl Iterator<Item = (usize, &CompiledCase, &Probe)> {
+        self.cases
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| match &c.selector {
+                Selector::Probe(probe) => Some((i, c, probe)),
+                _ => None,
+            })
+    }
+
     /// A suite none of whose cases can be run (each is reported as not
     /// run), so that its report still names every case.
     pub fn without_cases(name: &str) -> Self {
@@ -70,6 +83,7 @@ impl CompiledSuite {
             limit: None,
             include_sub_agent_sessions: false,
             record: RecordChoice::Auto,
+            probes: None,
             judge: None,
             schedule: None,
             unreadable_events: UnreadableEvents::default(),
@@ -108,6 +122,28 @@ pub enum Selector {
     SessionId(String),
     FirstUserMessage(TextMatch),
     All,
+    /// The sessions its own probe runs make.
+    Probe(Probe),
+}
+
+/// The user a probe acts as unless its case names one.
+pub const DEFAULT_PROBE_USER: &str = "kagent-evals-probe";
+
+/// A golden task to send to the Agent `runs` times.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Probe {
+    pub turns: Vec<String>,
+    pub runs: u32,
+    pub timeout: std::time::Duration,
+    pub user_id: String,
+    pub approvals: Approvals,
+}
+
+/// How many probe runs a run may make, and how many at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProbeLimits {
+    pub max_runs: u32,
+    pub concurrency: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -320,6 +356,37 @@ pub fn compile(
             "a suite needs at least one case",
         ));
     }
+    let probes = match &spec.probes {
+        Some(p) if p.enabled => {
+            let runs: u32 = cases
+                .iter()
+                .filter_map(|c| match &c.selector {
+                    Selector::Probe(probe) => Some(probe.runs),
+                    _ => None,
+                })
+                .sum();
+            if runs > p.max_runs {
+                return Err(error(
+                    format!("{at}.probes.maxRuns"),
+                    format!(
+                        "the probe cases make {runs} runs, more than maxRuns {}",
+                        p.max_runs
+                    ),
+                ));
+            }
+            if !(1..=10).contains(&p.concurrency) {
+                return Err(error(
+                    format!("{at}.probes.concurrency"),
+                    "must be between 1 and 10",
+                ));
+            }
+            Some(ProbeLimits {
+                max_runs: p.max_runs,
+                concurrency: p.concurrency,
+            })
+        }
+        _ => None,
+    };
     Ok(CompiledSuite {
         name: name.to_string(),
         agent: spec.agent_ref.as_ref().map(|a| AgentRef {
@@ -330,6 +397,7 @@ pub fn compile(
         limit: spec.sessions.limit.map(|l| l as usize),
         include_sub_agent_sessions: spec.sessions.include_sub_agent_sessions,
         record: spec.sessions.record,
+        probes,
         judge: spec.judge.clone(),
         schedule,
         unreadable_events: spec.unreadable_events,
@@ -337,16 +405,80 @@ pub fn compile(
     })
 }
 
+fn compile_probe(probe: &ProbeSpec, path: &str) -> Result<Probe, SuiteError> {
+    let turns = match (&probe.input, probe.conversation.as_slice()) {
+        (Some(input), []) => vec![input.clone()],
+        (None, turns) if !turns.is_empty() => turns.to_vec(),
+        _ => {
+            return Err(error(
+                path,
+                "a probe has exactly one of input and conversation",
+            ));
+        }
+    };
+    if turns.iter().any(|t| t.trim().is_empty()) {
+        return Err(error(path, "a probe's user turns must not be empty"));
+    }
+    if !(1..=20).contains(&probe.runs) {
+        return Err(error(format!("{path}.runs"), "must be between 1 and 20"));
+    }
+    if !(1..=3600).contains(&probe.timeout_seconds) {
+        return Err(error(
+            format!("{path}.timeoutSeconds"),
+            "must be between 1 and 3600",
+        ));
+    }
+    Ok(Probe {
+        turns,
+        runs: probe.runs,
+        timeout: std::time::Duration::from_secs(probe.timeout_seconds.into()),
+        user_id: probe
+            .user_id
+            .clone()
+            .unwrap_or_else(|| DEFAULT_PROBE_USER.to_string()),
+        approvals: probe.approvals,
+    })
+}
+
 fn compile_case(case: &Case, spec: &SuiteSpec, path: &str) -> Result<CompiledCase, SuiteError> {
-    let selector = match (&case.session_id, &case.session_match) {
+    let probing = spec.probes.as_ref().is_some_and(|p| p.enabled);
+    let passive = match (&case.session_id, &case.session_match) {
         (Some(_), Some(_)) => {
             return Err(error(
                 path,
                 "a case selects sessions by sessionId or by match, not both",
             ));
         }
-        (Some(id), None) => Selector::SessionId(id.clone()),
-        (None, Some(m)) => Selector::FirstUserMessage(text_match(m, &format!("{path}.match"))?),
+        (Some(id), None) => Some(Selector::SessionId(id.clone())),
+        (None, Some(m)) => Some(Selector::FirstUserMessage(text_match(
+            m,
+            &format!("{path}.match"),
+        )?)),
+        (None, None) => None,
+    };
+    // A case with a probe and a match (an ADK EvalSet's) probes when the
+    // suite enables probes and looks at recent sessions otherwise.
+    let selector = match (&case.probe, passive) {
+        (Some(probe), _) if probing => {
+            if case.session_id.is_some() {
+                return Err(error(
+                    format!("{path}.sessionId"),
+                    "a probe scores the sessions it makes, not a named one",
+                ));
+            }
+            Selector::Probe(compile_probe(probe, &format!("{path}.probe"))?)
+        }
+        (Some(probe), Some(passive)) => {
+            compile_probe(probe, &format!("{path}.probe"))?;
+            passive
+        }
+        (Some(_), None) => {
+            return Err(error(
+                format!("{path}.probe"),
+                "a probe sends tasks to the Agent: it runs only in a suite with probes.enabled: true",
+            ));
+        }
+        (None, Some(passive)) => passive,
         (None, None) => Selector::All,
     };
     if !(0.0..=1.0).contains(&case.min_pass_rate) {

@@ -51,6 +51,23 @@ pub struct Summary {
     /// Distinct sessions with events that could not be read.
     #[serde(default)]
     pub unreadable_sessions: usize,
+    /// Probe runs made, over every probe case, and how many passed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub probe_runs: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub probe_runs_passed: usize,
+}
+
+/// A probe case's k runs: pass^k (every run passed) and pass@k (one did).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeSummary {
+    pub runs: usize,
+    pub passed: usize,
+    /// pass@k: at least one run passed.
+    pub pass_at_k: bool,
+    /// pass^k: every run passed.
+    pub pass_all_k: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -81,6 +98,9 @@ pub struct CaseReport {
     /// Sessions whose details were left out to bound the report.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub sessions_omitted: usize,
+    /// For a probe case: its runs (each a session above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeSummary>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -158,9 +178,6 @@ impl Report {
         copy
     }
 
-    /// 0 all passed, 1 a case failed, 2 a case could not be done (and
-    /// none failed): a gate that saw a failure reports it whatever else
-    /// went wrong.
     /// Add the cases of the suite file that could not be run, each an error
     /// that says why: a gate never passes on a case it did not run.
     pub fn add_not_run(&mut self, cases: &[NotRun]) {
@@ -176,6 +193,7 @@ impl Report {
                 notes: vec![format!("not run: {}", case.reason)],
                 sessions: Vec::new(),
                 sessions_omitted: 0,
+                probe: None,
             });
             self.summary.cases += 1;
             self.summary.errors += 1;
@@ -183,6 +201,9 @@ impl Report {
         }
     }
 
+    /// 0 all passed, 1 a case failed, 2 a case could not be done (and
+    /// none failed): a gate that saw a failure reports it whatever else
+    /// went wrong.
     pub fn exit_code(&self) -> u8 {
         if self.summary.failed > 0 {
             1
@@ -273,17 +294,59 @@ impl<'s> ReportBuilder<'s> {
     /// Judged evaluators ask `judge`.
     pub async fn score(&mut self, session: &Session, selected: bool, judge: &impl Judge) {
         let first_user = session.first_user_text();
-        for (index, case) in self.suite.cases.iter().enumerate() {
-            let applies = match &case.selector {
+        for index in 0..self.suite.cases.len() {
+            let applies = match &self.suite.cases[index].selector {
                 Selector::SessionId(id) => *id == session.key.id,
                 Selector::FirstUserMessage(m) => {
                     selected && first_user.is_some_and(|t| m.matches(t))
                 }
                 Selector::All => selected,
+                // Only the sessions its own runs made, given by the run.
+                Selector::Probe(_) => false,
             };
-            if !applies {
-                continue;
+            if applies {
+                self.score_case(index, session, judge).await;
             }
+        }
+    }
+
+    /// Score the session one probe run of case `index` made.
+    pub async fn score_probe(&mut self, index: usize, session: &Session, judge: &impl Judge) {
+        self.score_case(index, session, judge).await;
+    }
+
+    /// A probe run of case `index` that left no session to score: the
+    /// Agent failed, timed out or asked for an approval the case does not
+    /// give (`failed`: the run fails), or its session could not be read
+    /// back (an error: nothing was seen).
+    pub fn probe_not_scored(
+        &mut self,
+        index: usize,
+        context: &str,
+        user: &str,
+        why: String,
+        failed: bool,
+    ) {
+        let report = SessionReport {
+            session_id: context.to_string(),
+            user_id: Some(user.to_string()),
+            record: Record::Events,
+            passed: false,
+            error: Some(why),
+            unreadable: !failed,
+            messages: 0,
+            tools: Vec::new(),
+            issues: Vec::new(),
+            notes: Vec::new(),
+            evaluations: Vec::new(),
+            trajectory: None,
+        };
+        self.cases[index].add(report);
+    }
+
+    async fn score_case(&mut self, index: usize, session: &Session, judge: &impl Judge) {
+        let case = &self.suite.cases[index];
+        {
             let key = (session.key.id.clone(), session.key.user_id.clone());
             self.scored.insert(key.clone());
             let mut report = SessionReport {
@@ -316,7 +379,7 @@ impl<'s> ReportBuilder<'s> {
                 report.unreadable = true;
                 report.error = Some(why);
                 self.cases[index].add(report);
-                continue;
+                return;
             }
             match SessionView::new(session, case) {
                 Err(error) => report.error = Some(error),
@@ -415,7 +478,18 @@ impl<'s> ReportBuilder<'s> {
                         notes.push(format!("no session matched among {searched}"));
                     }
                 }
+                let probe = matches!(case.selector, Selector::Probe(_)).then(|| ProbeSummary {
+                    runs: total,
+                    passed: tally.passed,
+                    pass_at_k: tally.passed > 0,
+                    pass_all_k: total > 0 && tally.passed == total,
+                });
+                if let Some(p) = &probe {
+                    summary.probe_runs += p.runs;
+                    summary.probe_runs_passed += p.passed;
+                }
                 CaseReport {
+                    probe,
                     name: case.name.clone(),
                     passed,
                     outcome,

@@ -97,8 +97,93 @@ pub struct SuiteSpec {
     /// still reports what was skipped.
     #[serde(default, skip_serializing_if = "UnreadableEvents::is_default")]
     pub unreadable_events: UnreadableEvents,
+    /// Opt-in to probes: cases that send golden tasks to the live Agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probes: Option<ProbesSpec>,
     #[schemars(length(min = 1, max = crate::core::suite::compile::MAX_CASES))]
     pub cases: Vec<Case>,
+}
+
+/// Probes act: they send tasks to the Agent as deployed, which may call its
+/// tools. A suite runs them only when it says so here, within its limits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbesSpec {
+    /// Send the probe cases' tasks to the Agent (default false).
+    #[serde(default)]
+    pub enabled: bool,
+    /// At most this many probe runs (cases times runs) in one EvalRun
+    /// (default 10).
+    #[serde(default = "ten")]
+    #[schemars(range(min = 1, max = 100))]
+    pub max_runs: u32,
+    /// Probe runs in flight at once (default 1).
+    #[serde(default = "one_u32")]
+    #[schemars(range(min = 1, max = 10))]
+    pub concurrency: u32,
+}
+
+fn ten() -> u32 {
+    10
+}
+
+fn one_u32() -> u32 {
+    1
+}
+
+/// A golden task sent to the Agent over A2A, `runs` times, each in a new
+/// conversation whose session is then scored by the case's evaluators.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(extend("x-kubernetes-validations" = [
+    {"rule": "has(self.input) != has(self.conversation)", "message": "a probe has exactly one of input and conversation"}
+]))]
+pub struct ProbeSpec {
+    /// One user message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    /// User turns, sent in order, each after the Agent finished the last.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 20))]
+    pub conversation: Vec<String>,
+    /// How many times the task is sent, each in a fresh conversation (k).
+    #[serde(default = "one_u32")]
+    #[schemars(range(min = 1, max = 20))]
+    pub runs: u32,
+    /// Seconds one run may take, every turn included (default 120).
+    #[serde(default = "probe_timeout")]
+    #[schemars(range(min = 1, max = 3600))]
+    pub timeout_seconds: u32,
+    /// The user the probe acts as (`X-User-Id`), default `kagent-evals-probe`:
+    /// a dedicated identity, never the operator's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+    /// What to answer when the Agent asks to approve a tool call: `fail`
+    /// (the default: the run fails), `approve` or `reject`.
+    #[serde(default, skip_serializing_if = "Approvals::is_default")]
+    pub approvals: Approvals,
+}
+
+/// Seconds one probe run may take unless its case says otherwise.
+pub const DEFAULT_PROBE_TIMEOUT_SECONDS: u32 = 120;
+
+fn probe_timeout() -> u32 {
+    DEFAULT_PROBE_TIMEOUT_SECONDS
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Approvals {
+    #[default]
+    Fail,
+    Approve,
+    Reject,
+}
+
+impl Approvals {
+    fn is_default(&self) -> bool {
+        *self == Approvals::Fail
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -251,6 +336,10 @@ pub struct Case {
     /// Tools dropped in this case, added to the suite's `defaults.denyTools`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deny_tools: Vec<String>,
+    /// Send this task to the Agent and score the sessions it makes, instead
+    /// of looking at recent traffic (needs `probes.enabled`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeSpec>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

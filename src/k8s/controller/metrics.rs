@@ -8,6 +8,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
+use std::sync::atomic::AtomicU64;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct SuiteLabels {
@@ -40,6 +41,7 @@ pub struct Metrics {
     pub run_duration: Family<SuiteLabels, Histogram>,
     pub last_run_passed: Family<SuiteLabels, Gauge>,
     pub case_passed: Family<CaseLabels, Gauge>,
+    pub case_probe_pass_rate: Family<CaseLabels, Gauge<f64, AtomicU64>>,
     pub last_success: Family<SuiteLabels, Gauge>,
     pub schedule_interval: Family<SuiteLabels, Gauge>,
     pub reconcile_errors: Family<ErrorLabels, Counter>,
@@ -55,6 +57,7 @@ impl Metrics {
             }),
             last_run_passed: Family::default(),
             case_passed: Family::default(),
+            case_probe_pass_rate: Family::default(),
             last_success: Family::default(),
             schedule_interval: Family::default(),
             reconcile_errors: Family::default(),
@@ -89,6 +92,11 @@ impl Metrics {
             "kagent_evals_case_passed",
             "1 when the case passed in the suite's latest run",
             metrics.case_passed.clone(),
+        );
+        registry.register(
+            "kagent_evals_case_probe_pass_rate",
+            "Share of the probe case's runs that passed in the suite's latest run (pass^k when 1)",
+            metrics.case_probe_pass_rate.clone(),
         );
         registry.register(
             "kagent_evals_reconcile_errors",

@@ -272,6 +272,7 @@ pub fn outcomes(report: &Report) -> Outcomes {
                     sessions: case.sessions.len() as u32,
                     failed_sessions,
                     message: message.map(|m| truncate(&m, MAX_MESSAGE)),
+                    probe: case.probe,
                 },
             )
         })

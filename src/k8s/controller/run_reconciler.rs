@@ -13,6 +13,7 @@ use super::metrics::{RunLabels, SuiteLabels};
 use super::run_decision::{self, Ending, RunFacts, Start};
 use super::suite_decision::{SUITE_LABEL, TRIGGER_LABEL, is_done};
 use super::{Context, Error, MANAGER, PlannedEvent, Regarding};
+use crate::a2a::A2aClient;
 use crate::core::pyjson::{Layout, dumps_sorted};
 use crate::core::session::AgentRef;
 use crate::core::suite::compile::{CompiledSuite, compile};
@@ -320,6 +321,7 @@ impl<'a> Execution<'a> {
             spec,
             agent: compiled.agent.as_ref(),
             needs_judge: compiled.uses_judge(),
+            needs_agent_endpoint: compiled.probe_cases().next().is_some(),
             defaults: &config.defaults,
             base: std::path::Path::new("/"),
             cluster: Some(&facts.0),
@@ -350,10 +352,26 @@ impl<'a> Execution<'a> {
             Ok(judge) => judge,
             Err(e) => return failed(Failure::JudgeUnavailable, e.to_string()),
         };
+        let agent = match resolution
+            .agent_endpoint
+            .as_deref()
+            .map(A2aClient::new)
+            .transpose()
+        {
+            Ok(agent) => agent,
+            Err(e) => return failed(Failure::AgentUnavailable, e),
+        };
         let full_report = spec.report.as_ref().is_some_and(|r| r.config_map);
         let report = match tokio::time::timeout(
             config.run_timeout,
-            run_suite(&compiled, &source, &judge, Timestamp::now(), full_report),
+            run_suite(
+                &compiled,
+                &source,
+                &judge,
+                agent.as_ref(),
+                Timestamp::now(),
+                full_report,
+            ),
         )
         .await
         {
@@ -367,6 +385,9 @@ impl<'a> Execution<'a> {
                 return failed(Failure::SourceUnavailable, e.to_string());
             }
             Ok(Err(RunError::Judge(e))) => return failed(Failure::JudgeUnavailable, e.to_string()),
+            Ok(Err(e @ (RunError::Agent(_) | RunError::NoAgentEndpoint(_)))) => {
+                return failed(Failure::AgentUnavailable, e.to_string());
+            }
             Ok(Ok(report)) => report,
         };
         // The report carries ids, keys, scores and diagnostics, never

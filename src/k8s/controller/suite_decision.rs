@@ -203,6 +203,8 @@ pub struct SuiteMetrics {
     pub schedule_interval: Option<i64>,
     /// Each case of the latest run, and whether it passed.
     pub cases: Vec<(String, bool)>,
+    /// Each probe case of the latest run, and the share of its runs that passed.
+    pub probe_pass_rates: Vec<(String, f64)>,
 }
 
 /// Everything a suite reconcile does, decided up front.
@@ -436,6 +438,18 @@ pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDeci
             .ok()
             .and_then(|c| c.schedule.as_ref())
             .and_then(|s| interval(s, now)),
+        probe_pass_rates: last
+            .and_then(|r| r.status.as_ref())
+            .map(|s| {
+                s.results
+                    .iter()
+                    .filter_map(|c| {
+                        let p = c.probe?;
+                        (p.runs > 0).then(|| (c.name.clone(), p.passed as f64 / p.runs as f64))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
         cases: last
             .and_then(|r| r.status.as_ref())
             .map(|s| {

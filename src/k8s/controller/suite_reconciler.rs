@@ -94,6 +94,16 @@ async fn apply(suite: &EvalSuite, decision: SuiteDecision, ctx: &Context) -> Res
             })
             .set(i64::from(*passed));
     }
+    for (case, rate) in &metrics.probe_pass_rates {
+        ctx.metrics
+            .case_probe_pass_rate
+            .get_or_create(&CaseLabels {
+                namespace: namespace.clone(),
+                suite: name.clone(),
+                case: case.clone(),
+            })
+            .set(*rate);
+    }
     if Some(&decision.status) != suite.status.as_ref() {
         let patch = serde_json::json!({
             "apiVersion": crate::core::suite::spec::API_VERSION,

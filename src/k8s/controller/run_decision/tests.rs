@@ -121,6 +121,7 @@ fn report(cases: &[(&str, Outcome)]) -> Report {
                 notes: vec![],
                 sessions: vec![],
                 sessions_omitted: 0,
+                probe: None,
             })
             .collect(),
     }
@@ -236,6 +237,7 @@ fn with_results(
                 sessions: 1,
                 failed_sessions: 0,
                 message: None,
+                probe: None,
             })
             .collect(),
         agent: agent.map(|(generation, fingerprint)| AgentSnapshot {

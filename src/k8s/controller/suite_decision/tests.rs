@@ -198,6 +198,7 @@ fn finished_run(
             sessions: 1,
             failed_sessions: 0,
             message: None,
+            probe: None,
         }],
         conditions: vec![Condition {
             type_: "Complete".into(),

@@ -1,0 +1,353 @@
+//! Probes from the command line against a real kagent agent (kagent-adk
+//! over A2A, a scripted model): a probe that passes, the same suite failing
+//! when the agent skips its tool, k runs with one flaky, approvals given and
+//! refused, an agent that is down, two users whose probes stay apart.
+
+#[path = "support/live_agent.rs"]
+mod live_agent;
+
+use live_agent::LiveAgent;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::Command;
+
+/// The weather question: the tool, then the answer; occurrences listed in
+/// `skips` answer from memory instead.
+fn script(skips: &[u32]) -> Value {
+    let memory = json!([{"text": "London is always rainy."}]);
+    let variants: serde_json::Map<String, Value> = skips
+        .iter()
+        .map(|n| (n.to_string(), memory.clone()))
+        .collect();
+    json!({"model": "scripted-model", "conversations": [
+        {"match": "weather in London",
+         "turns": [{"tool": "get_weather", "args": {"city": "London"}, "usage": {"prompt_tokens": 20, "completion_tokens": 5}},
+                   {"text": "It is sunny and 21 degrees Celsius in London.", "usage": {"prompt_tokens": 40, "completion_tokens": 9}}],
+         "variants": variants},
+        {"match": "delete /tmp/old.log",
+         "turns": [{"tool": "delete_file", "args": {"path": "/tmp/old.log"}},
+                   {"text": "Done."}]}
+    ]})
+}
+
+fn suite(dir: &Path, name: &str, cases: Value) -> String {
+    let file = dir.join(format!("{name}.yaml"));
+    let body = json!({
+        "apiVersion": "evals.kagent.dev/v1alpha1",
+        "kind": "EvalSuite",
+        "metadata": {"name": name},
+        "spec": {"probes": {"enabled": true, "maxRuns": 10, "concurrency": 2}, "cases": cases}
+    });
+    std::fs::write(&file, serde_json::to_string_pretty(&body).unwrap()).unwrap();
+    file.display().to_string()
+}
+
+fn weather_case(name: &str, runs: u32, user: &str) -> Value {
+    json!({
+        "name": name,
+        "probe": {"input": "What is the weather in London?", "runs": runs, "userId": user},
+        "evaluators": [
+            {"name": "tool", "type": "toolsUsed", "toolsUsed": {"expected": ["get_weather"]}},
+            {"name": "budget", "type": "budget", "budget": {"maxTokens": 1000}}
+        ]
+    })
+}
+
+struct Run {
+    code: Option<i32>,
+    report: Value,
+    stderr: String,
+}
+
+fn run(agent: &LiveAgent, suite: &str, a2a_url: &str) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+        .args(["run", suite, "--format", "json", "--include-trajectories"])
+        .args(["--a2a-url", a2a_url, "--api-url", &agent.controller_url])
+        .env_remove("KAGENT_EVALS_DATABASE_URL")
+        .env("KAGENT_EVALS_API_TOKEN", "cli-api-token")
+        .output()
+        .unwrap();
+    Run {
+        code: output.status.code(),
+        report: serde_json::from_slice(&output.stdout).unwrap_or(Value::Null),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+fn case<'r>(report: &'r Value, name: &str) -> &'r Value {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no case {name} in {report}"))
+}
+
+#[test]
+fn probes_against_a_live_kagent_agent() {
+    // Occurrences of the weather question, in the order the runs below
+    // ask it: 1 passes; 2..4 are k=3 with 3 flaky; 5, 6 two users; 7
+    // skips; 8, 9 the ADK EvalSet.
+    let agent = LiveAgent::start(&script(&[3, 7]));
+    let dir = tempfile::tempdir().unwrap();
+    // Through the controller's A2A route, as the operator reaches an Agent.
+    let via_controller = format!("{}/api/a2a/kagent/weather-agent/", agent.controller_url);
+
+    let one = suite(
+        dir.path(),
+        "one",
+        json!([weather_case("looks-the-weather-up", 1, "probe-a")]),
+    );
+    let passed = run(&agent, &one, &via_controller);
+    assert_eq!(passed.code, Some(0), "{} {}", passed.report, passed.stderr);
+    let looked = case(&passed.report, "looks-the-weather-up");
+    assert_eq!(
+        looked["probe"],
+        json!({"runs": 1, "passed": 1, "passAtK": true, "passAllK": true})
+    );
+    let session = &looked["sessions"][0];
+    assert_eq!(session["userId"], "probe-a", "the probe's own identity");
+    assert_eq!(session["tools"], json!(["get_weather"]));
+    assert_eq!(session["evaluations"][1]["key"], "budget");
+    assert_eq!(session["evaluations"][1]["passed"], true);
+    assert_eq!(passed.report["summary"]["probeRuns"], 1);
+    // The probe went as its own user, without the token the command line
+    // holds for the kagent API (which the API reads did carry).
+    let requests = agent.controller_requests();
+    let header = |r: &Value, name: &str| -> Option<String> {
+        r["headers"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str().unwrap().to_string())
+    };
+    let probes: Vec<&Value> = requests
+        .iter()
+        .filter(|r| r["path"].as_str().unwrap().starts_with("/api/a2a/"))
+        .collect();
+    assert!(!probes.is_empty());
+    for probe in &probes {
+        assert_eq!(header(probe, "x-user-id").as_deref(), Some("probe-a"));
+        assert_eq!(header(probe, "authorization"), None, "{probe}");
+    }
+    assert!(
+        requests
+            .iter()
+            .any(|r| r["method"] == "GET" && header(r, "authorization").is_some()),
+        "the API reads carried the token"
+    );
+
+    let flaky = suite(
+        dir.path(),
+        "flaky",
+        json!([weather_case("three-times", 3, "probe-a")]),
+    );
+    let flaky = run(&agent, &flaky, &agent.a2a_url);
+    assert_eq!(flaky.code, Some(1), "{}", flaky.report);
+    let three = case(&flaky.report, "three-times");
+    assert_eq!(
+        three["probe"],
+        json!({"runs": 3, "passed": 2, "passAtK": true, "passAllK": false})
+    );
+    assert_eq!(three["outcome"], "Failed");
+
+    let users = suite(
+        dir.path(),
+        "users",
+        json!([
+            weather_case("as-alice", 1, "alice@example.com"),
+            weather_case("as-bob", 1, "bob@example.com")
+        ]),
+    );
+    let users = run(&agent, &users, &agent.a2a_url);
+    assert_eq!(users.code, Some(0), "{}", users.report);
+    let alice = &case(&users.report, "as-alice")["sessions"][0];
+    let bob = &case(&users.report, "as-bob")["sessions"][0];
+    assert_eq!(alice["userId"], "alice@example.com");
+    assert_eq!(bob["userId"], "bob@example.com");
+    assert_ne!(alice["sessionId"], bob["sessionId"]);
+    for session in [alice, bob] {
+        let users_seen: Vec<&str> = session["trajectory"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .map(|m| m["content"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            users_seen,
+            ["What is the weather in London?"],
+            "one conversation each"
+        );
+    }
+
+    // The same one-case suite, and the agent answers from memory this time.
+    let skipped = run(&agent, &one, &agent.a2a_url);
+    assert_eq!(skipped.code, Some(1), "{}", skipped.report);
+    let looked = case(&skipped.report, "looks-the-weather-up");
+    assert_eq!(looked["outcome"], "Failed");
+    assert_eq!(looked["sessions"][0]["tools"], json!([]));
+
+    // An ADK EvalSet, unchanged, as probes: its user turns the script, its
+    // criteria file the metrics, --probe-runs its num_runs.
+    let adk = dir.path().join("adk");
+    std::fs::create_dir(&adk).unwrap();
+    std::fs::write(
+        adk.join("weather.evalset.json"),
+        json!({"eval_set_id": "weather", "eval_cases": [{"eval_id": "london", "conversation": [{
+            "user_content": {"role": "user", "parts": [{"text": "What is the weather in London?"}]},
+            "final_response": {"role": "model", "parts": [{"text": "It is sunny and 21 degrees Celsius in London."}]},
+            "intermediate_data": {"tool_uses": [{"name": "get_weather", "args": {"city": "London"}}]}
+        }]}]})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        adk.join("test_config.json"),
+        r#"{"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}}"#,
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+        .args([
+            "run",
+            adk.join("weather.evalset.json").to_str().unwrap(),
+            "--format",
+            "json",
+        ])
+        .args([
+            "--a2a-url",
+            &agent.a2a_url,
+            "--probe-runs",
+            "2",
+            "--api-url",
+            &agent.controller_url,
+        ])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{report} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let london = case(&report, "london");
+    assert_eq!(london["probe"]["runs"], 2);
+    assert_eq!(
+        london["sessions"][0]["evaluations"][0]["key"],
+        "tool_trajectory_avg_score"
+    );
+    assert_eq!(london["sessions"][0]["evaluations"][1]["score"], 1.0);
+
+    // An approval: given, refused, and not answered (the probe's default).
+    let approvals = |policy: &str| {
+        json!({
+            "name": format!("delete-{policy}"),
+            "probe": {"input": "Please delete /tmp/old.log", "approvals": policy},
+            "evaluators": [{"name": "tool", "type": "toolsUsed", "toolsUsed": {"expected": ["delete_file"]}}]
+        })
+    };
+    let approved = suite(
+        dir.path(),
+        "approve",
+        json!([approvals("approve"), approvals("reject")]),
+    );
+    let approved = run(&agent, &approved, &agent.a2a_url);
+    assert_eq!(
+        approved.code,
+        Some(0),
+        "{} {}",
+        approved.report,
+        approved.stderr
+    );
+    let tool_result = |name: &str| -> String {
+        case(&approved.report, name)["sessions"][0]["trajectory"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == "tool")
+            .map(|m| m["content"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(tool_result("delete-approve"), "Deleted /tmp/old.log.");
+    assert!(tool_result("delete-reject").starts_with("Tool call was rejected by user"));
+    let unanswered = suite(dir.path(), "fail", json!([approvals("fail")]));
+    let unanswered = run(&agent, &unanswered, &agent.a2a_url);
+    assert_eq!(unanswered.code, Some(1), "{}", unanswered.report);
+    let error = case(&unanswered.report, "delete-fail")["sessions"][0]["error"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        error.contains("asked to approve a call to delete_file"),
+        "{error}"
+    );
+}
+
+#[test]
+fn an_agent_that_is_down_is_a_run_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let down = format!("http://127.0.0.1:{port}/");
+    let file = suite(
+        dir.path(),
+        "down",
+        json!([weather_case("looks-the-weather-up", 1, "probe-a")]),
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+        .args([
+            "run",
+            &file,
+            "--a2a-url",
+            &down,
+            "--api-url",
+            "http://127.0.0.1:9",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("the Agent's A2A endpoint {down}")),
+        "{stderr}"
+    );
+
+    // A probe needs an endpoint; without one the run says so.
+    let output = Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+        .args(["run", &file, "--api-url", "http://127.0.0.1:9"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("pass --a2a-url"));
+}
+
+#[test]
+fn a_probe_needs_the_suites_opt_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("suite.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: evals.kagent.dev/v1alpha1\nkind: EvalSuite\nmetadata: {name: t}\nspec:\n  cases:\n    - name: c\n      probe: {input: hi}\n      evaluators:\n        - {name: e, type: toolsUsed, toolsUsed: {expected: [a]}}\n",
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--a2a-url",
+            "http://127.0.0.1:9/",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr.contains("cases[0].probe") && stderr.contains("probes.enabled"),
+        "{stderr}"
+    );
+}
