@@ -130,7 +130,8 @@ impl Judge for OpenAiJudge {
             body["temperature"] = json!(temperature);
         }
         let started = Instant::now();
-        let response = if self.plain_json.load(Ordering::Relaxed) {
+        // A null schema is a request for text, in a format the prompt states.
+        let response = if self.plain_json.load(Ordering::Relaxed) || request.schema.is_null() {
             self.post(&body).await
         } else {
             let mut structured = body.clone();

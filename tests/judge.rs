@@ -527,3 +527,141 @@ fn an_answer_slower_than_the_timeout_is_an_error_after_the_retries() {
         "{error}"
     );
 }
+
+fn adk_judge(settings: Value) -> Value {
+    json!({"name": "quality", "type": "adkJudge", "adkJudge": settings})
+}
+
+#[test]
+fn adks_rubric_metric_votes_its_samples_and_reads_adks_answer_format() {
+    let runtime = runtime();
+    let yes = "ID: temp\nProperty: The response states the temperature.\nRationale: it does\nVerdict: yes\nID: city\nProperty: The response names the city.\nRationale: it does\nVerdict: yes";
+    let no_city = "ID: temp\nProperty: The response states the temperature.\nRationale: it does\nVerdict: yes\nID: city\nProperty: The response names the city.\nRationale: it does not\nVerdict: no";
+    // Three samples: the city rubric 2 yes to 1 no, the temperature 3 yes.
+    let (server, url) = serve(
+        &runtime,
+        vec![
+            Reply::Content(yes),
+            Reply::Content(no_city),
+            Reply::Content(yes),
+        ],
+    );
+    let settings = json!({
+        "metric": "rubricBasedFinalResponseQualityV1",
+        "threshold": 1.0,
+        "numSamples": 3,
+        "rubrics": [
+            {"id": "temp", "text": "The response states the temperature."},
+            {"id": "city", "text": "The response names the city."}
+        ]
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let passed = run(&suite(dir.path(), adk_judge(settings.clone())), &url, &[]);
+    assert_eq!(passed.code, Some(0), "{} {}", passed.stdout, passed.stderr);
+    let judged = evaluation(&passed.report);
+    assert_eq!(judged["key"], "rubric_based_final_response_quality_v1");
+    assert_eq!(judged["score"], 1.0);
+    assert_eq!(
+        judged["comment"],
+        "rubrics: temp yes, city yes; 1/1 invocation(s) judged"
+    );
+    let requests = server.requests.lock().unwrap();
+    assert_eq!(requests.len(), 3);
+    let prompt = requests[0].1["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        prompt.contains("[id: city] The response names the city."),
+        "{prompt}"
+    );
+    assert!(
+        requests[0].1.get("response_format").is_none(),
+        "ADK's text format, not a schema"
+    );
+    drop(requests);
+
+    // An unreadable answer is no verdict (ADK does not ask again), a failed
+    // call leaves the invocation not judged: nothing to score is an error.
+    let (_, url) = serve(
+        &runtime,
+        vec![
+            Reply::Status(400),
+            Reply::Content("I think so"),
+            Reply::Content(yes),
+        ],
+    );
+    let unjudged = run(&suite(dir.path(), adk_judge(settings.clone())), &url, &[]);
+    assert_eq!(unjudged.code, Some(2), "{}", unjudged.stdout);
+    assert!(
+        evaluation(&unjudged.report)["error"]
+            .as_str()
+            .unwrap()
+            .contains("none of the 1 invocation(s) could be judged")
+    );
+
+    // A tie of samples is a no, as in ADK.
+    let (_, url) = serve(&runtime, vec![Reply::Content(yes), Reply::Content(no_city)]);
+    let mut two = settings.clone();
+    two["numSamples"] = json!(2);
+    let tied = run(&suite(dir.path(), adk_judge(two)), &url, &[]);
+    assert_eq!(tied.code, Some(1), "{}", tied.stdout);
+    assert_eq!(evaluation(&tied.report)["score"], 0.5);
+
+    // A judge that is down stops the run before any session is read.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let down = kagent_evals(&[
+        "run",
+        &suite(dir.path(), adk_judge(settings)),
+        "--fixture",
+        &session(),
+        "--judge-url",
+        &format!("http://127.0.0.1:{port}/v1"),
+        "--judge-model",
+        "judge-model",
+    ]);
+    assert_eq!(down.code, Some(2), "{}", down.stderr);
+}
+
+#[test]
+fn an_adk_eval_set_with_judged_criteria_is_scored_by_the_judge() {
+    let runtime = runtime();
+    let (server, url) = serve(
+        &runtime,
+        vec![Reply::Content(
+            "{\"reasoning\": \"same facts\", \"is_the_agent_response_valid\": \"valid\"}",
+        )],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let evalset = dir.path().join("weather.evalset.json");
+    std::fs::write(
+        &evalset,
+        json!({"eval_set_id": "weather", "eval_cases": [{"eval_id": "london", "conversation": [{
+            "user_content": {"role": "user", "parts": [{"text": "current weather in London"}]},
+            "final_response": {"role": "model", "parts": [{"text": "It is 73.2°F and clear in London."}]}
+        }]}]})
+        .to_string(),
+    )
+    .unwrap();
+    let config = dir.path().join("full_eval_config.json");
+    std::fs::write(
+        &config,
+        r#"{"criteria": {"final_response_match_v2": {"threshold": 0.7, "judge_model_options": {"num_samples": 1}}}}"#,
+    )
+    .unwrap();
+    let scored = run(
+        evalset.to_str().unwrap(),
+        &url,
+        &["--criteria", config.to_str().unwrap()],
+    );
+    assert_eq!(scored.code, Some(0), "{} {}", scored.stdout, scored.stderr);
+    assert_eq!(evaluation(&scored.report)["key"], "final_response_match_v2");
+    assert_eq!(evaluation(&scored.report)["score"], 1.0);
+    let requests = server.requests.lock().unwrap();
+    let prompt = requests[0].1["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        prompt.contains("It is 73.2°F and clear in London."),
+        "the expected response: {prompt}"
+    );
+}

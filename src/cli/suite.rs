@@ -86,7 +86,10 @@ pub fn run(command: SuiteCommand) -> Result<Status, CommandError> {
     match command {
         SuiteCommand::Convert { file, criteria } => {
             let suites = read_suites(&file, &criteria)?;
-            for (loaded, _) in &suites {
+            for (loaded, compiled) in &suites {
+                for warning in compiled.warnings() {
+                    eprintln!("warning: {warning}");
+                }
                 for case in &loaded.not_run {
                     eprintln!(
                         "warning: case {} is not converted: {}",

@@ -13,12 +13,22 @@ use kagent_evals::core::session::{Session, SessionKey};
 use kagent_evals::core::suite::adk::{Criterion, criteria};
 use kagent_evals::core::suite::load::{CriteriaFile, load_compiled};
 use kagent_evals::core::suite::report::{Outcome, ReportBuilder};
+use kagent_evals::core::suite::spec::AdkJudgedMetric;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The metrics this tool scores; ADK's others are refused by name.
+/// The metrics this tool scores without a judge; ADK's others are refused
+/// by name.
 const SCORED: [&str; 2] = ["tool_trajectory_avg_score", "response_match_score"];
+
+/// ADK's judged metrics, scored with a judge (see `adk_judged`).
+const JUDGED: [&str; 4] = [
+    "rubric_based_final_response_quality_v1",
+    "rubric_based_tool_use_quality_v1",
+    "hallucinations_v1",
+    "final_response_match_v2",
+];
 
 /// Metrics ADK reports on every run, never passing or failing.
 const INFORMATIONAL: [&str; 4] = [
@@ -473,15 +483,25 @@ fn adk_criteria_files_read_as_adk_reads_them() {
                 };
                 let result = &row["result"];
                 let metrics = result["metrics"].as_array();
+                let scored = |metric: &str| SCORED.contains(&metric) || JUDGED.contains(&metric);
                 let scorable = metrics.is_some_and(|ms| {
                     ms.iter().all(|m| {
                         let metric = m["metric_name"].as_str().unwrap();
                         let informational = m["criterion"].is_null() && m["threshold"].is_null();
-                        informational
-                            || (SCORED.contains(&metric) && m["resolved"].get("error").is_none())
+                        informational || (scored(metric) && m["resolved"].get("error").is_none())
                     })
                 });
-                if let Some((_, why)) = refused.iter().find(|(n, _)| *n == name) {
+                if name == "judge-metric" {
+                    // ADK looks the judge model up in its own registry; here
+                    // the judge is the endpoint of --judge-url, asked for the
+                    // model the file names.
+                    let ours = ours.unwrap();
+                    let Criterion::Judged(j) = &ours.0[0] else {
+                        panic!("{name}")
+                    };
+                    assert_eq!(j.judge_model.as_deref(), Some("my favorite LLM"));
+                    assert_eq!(j.samples, 5);
+                } else if let Some((_, why)) = refused.iter().find(|(n, _)| *n == name) {
                     assert!(ours.is_err(), "{name}: refused because {why}");
                 } else if !scorable {
                     // ADK fails to parse, or cannot build or score a metric.
@@ -491,7 +511,7 @@ fn adk_criteria_files_read_as_adk_reads_them() {
                     let mut theirs: Vec<Value> = metrics
                         .unwrap()
                         .iter()
-                        .filter(|m| SCORED.contains(&m["metric_name"].as_str().unwrap()))
+                        .filter(|m| scored(m["metric_name"].as_str().unwrap()))
                         .map(|m| m["resolved"].clone())
                         .collect();
                     let mut ours: Vec<Value> = ours
@@ -507,6 +527,12 @@ fn adk_criteria_files_read_as_adk_reads_them() {
                             Criterion::ResponseMatch { threshold } => {
                                 json!({"evaluator": "ResponseEvaluator", "threshold": threshold})
                             }
+                            Criterion::Judged(j) => json!({"evaluator": match j.metric {
+                                AdkJudgedMetric::RubricBasedFinalResponseQualityV1 => "RubricBasedFinalResponseQualityV1Evaluator",
+                                AdkJudgedMetric::RubricBasedToolUseQualityV1 => "RubricBasedToolUseV1Evaluator",
+                                AdkJudgedMetric::HallucinationsV1 => "HallucinationsV1Evaluator",
+                                AdkJudgedMetric::FinalResponseMatchV2 => "FinalResponseMatchV2Evaluator",
+                            }}),
                         })
                         .collect();
                     // The vectors list a file's criteria with sorted keys.
@@ -523,14 +549,6 @@ fn adk_criteria_files_read_as_adk_reads_them() {
     assert!(checked >= 55, "{checked}");
 }
 
-/// Files whose metrics include one ADK judges with a model: refused here
-/// until judged metrics are scored, naming the metric.
-fn judged(row: &Value) -> bool {
-    row["skipped_metrics"]
-        .as_array()
-        .is_some_and(|s| !s.is_empty())
-}
-
 #[test]
 fn adk_eval_files_give_adk_verdicts() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -543,8 +561,10 @@ fn adk_eval_files_give_adk_verdicts() {
             .map(|c| std::fs::read_to_string(root.join(c)).unwrap());
         let cases = row["cases"].as_array();
         let ours = run(file, &text, config.as_deref(), &|_| None);
-        let Some(cases) = cases.filter(|_| !judged(&row)) else {
-            // Neither ADK loader reads it (or a metric needs a judge).
+        // A metric ADK judges with a model is loaded (adkJudge) and checked
+        // in adk_judged; the others are compared here.
+        let Some(cases) = cases else {
+            // Neither ADK loader reads it.
             assert!(ours.is_err(), "{file}: ADK cannot run it, ours {ours:?}");
             checked += 1;
             continue;

@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use std::path::Path;
 
 mod adk;
+mod adk_judged;
 mod kagent_agentevals;
 
 fn vectors(name: &str) -> Vec<Value> {

@@ -5,6 +5,7 @@
 //! A judge that cannot answer is an error of the run, never a failure of
 //! the agent: every function here returns [`JudgeError`] for it.
 
+pub mod adk;
 pub mod parse;
 pub mod prompt;
 
@@ -106,7 +107,7 @@ pub struct JudgeUsage {
 }
 
 impl JudgeUsage {
-    fn add(&mut self, answer: &JudgeAnswer) {
+    pub(crate) fn add(&mut self, answer: &JudgeAnswer) {
         self.calls += 1;
         self.prompt_tokens += answer.prompt_tokens;
         self.completion_tokens += answer.completion_tokens;

@@ -32,6 +32,22 @@ pub enum Criterion {
     ResponseMatch {
         threshold: f64,
     },
+    /// One of ADK's judged metrics, as an `adkJudge` evaluator.
+    Judged(Judged),
+}
+
+/// A judged metric's criterion, as ADK reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judged {
+    pub metric: AdkJudgedMetric,
+    pub threshold: f64,
+    /// ADK's `judge_model`, asked of the judge endpoint when the file names it.
+    pub judge_model: Option<String>,
+    pub samples: u32,
+    pub temperature: Option<f64>,
+    pub rubrics: Vec<RubricSpec>,
+    pub include_intermediate: bool,
+    pub evaluate_intermediate: bool,
 }
 
 impl Criterion {
@@ -39,8 +55,177 @@ impl Criterion {
         match self {
             Criterion::ToolTrajectory { .. } => TOOL_TRAJECTORY,
             Criterion::ResponseMatch { .. } => RESPONSE_MATCH,
+            Criterion::Judged(j) => j.metric.adk_name(),
         }
     }
+}
+
+const JUDGED: [AdkJudgedMetric; 4] = [
+    AdkJudgedMetric::RubricBasedFinalResponseQualityV1,
+    AdkJudgedMetric::RubricBasedToolUseQualityV1,
+    AdkJudgedMetric::HallucinationsV1,
+    AdkJudgedMetric::FinalResponseMatchV2,
+];
+
+/// ADK's rubric type that lets a case's own rubric join a metric.
+fn rubric_type(metric: AdkJudgedMetric) -> &'static str {
+    match metric {
+        AdkJudgedMetric::RubricBasedToolUseQualityV1 => "TOOL_USE_QUALITY",
+        _ => "FINAL_RESPONSE_QUALITY",
+    }
+}
+
+/// ADK's rubrics (`rubric_id`, `rubric_content.text_property`, optional
+/// `description` and `type`), in either spelling.
+fn rubrics(value: &Value, at: &str, of_type: Option<&str>) -> Result<Vec<RubricSpec>, Problem> {
+    let Some(list) = value.as_array() else {
+        return Err(problem(at, "expected a list of rubrics"));
+    };
+    let mut out = Vec::new();
+    for (i, rubric) in list.iter().enumerate() {
+        let here = format!("{at}[{i}]");
+        only_keys(
+            rubric,
+            &here,
+            &["rubric_id", "rubric_content", "description", "type"],
+        )?;
+        if of_type.is_some_and(|t| field(rubric, "type", "type").and_then(Value::as_str) != Some(t))
+        {
+            continue;
+        }
+        let id = field(rubric, "rubric_id", "rubricId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| problem(format!("{here}.rubric_id"), "a rubric needs its id"))?;
+        let content = field(rubric, "rubric_content", "rubricContent").ok_or_else(|| {
+            problem(
+                format!("{here}.rubric_content"),
+                "a rubric needs its content",
+            )
+        })?;
+        only_keys(
+            content,
+            &format!("{here}.rubric_content"),
+            &["text_property"],
+        )?;
+        let text = field(content, "text_property", "textProperty")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                problem(
+                    format!("{here}.rubric_content.text_property"),
+                    "a rubric needs its text",
+                )
+            })?;
+        out.push(RubricSpec {
+            id: id.into(),
+            text: text.into(),
+        });
+    }
+    Ok(out)
+}
+
+/// A judged metric's criterion: a bare threshold, or ADK's object.
+fn judged(metric: AdkJudgedMetric, value: &Value, at: &str) -> Result<Judged, Problem> {
+    let mut judged = Judged {
+        metric,
+        threshold: 0.0,
+        judge_model: None,
+        samples: 5,
+        temperature: None,
+        rubrics: Vec::new(),
+        include_intermediate: false,
+        evaluate_intermediate: false,
+    };
+    let Value::Object(object) = value else {
+        judged.threshold = threshold(value, at)?;
+        return Ok(judged);
+    };
+    let mut known = vec![
+        ("threshold", "threshold"),
+        ("judge_model_options", "judgeModelOptions"),
+        (
+            "include_intermediate_responses_in_final",
+            "includeIntermediateResponsesInFinal",
+        ),
+    ];
+    if metric.uses_rubrics() {
+        known.push(("rubrics", "rubrics"));
+    }
+    if metric == AdkJudgedMetric::HallucinationsV1 {
+        known.push((
+            "evaluate_intermediate_nl_responses",
+            "evaluateIntermediateNlResponses",
+        ));
+    }
+    let o = criterion_object(object, at, &known)?;
+    judged.threshold = threshold(
+        o.get("threshold")
+            .ok_or_else(|| problem(at, "a criterion object needs `threshold`"))?,
+        &format!("{at}.threshold"),
+    )?;
+    let flag = |key: &str| -> Result<bool, Problem> {
+        o.get(key).map_or(Ok(false), |v| {
+            lax_bool(v).ok_or_else(|| {
+                problem(
+                    format!("{at}.{key}"),
+                    format!("must be true or false, not {v}"),
+                )
+            })
+        })
+    };
+    judged.include_intermediate = flag("include_intermediate_responses_in_final")?;
+    judged.evaluate_intermediate = flag("evaluate_intermediate_nl_responses")?;
+    if let Some(list) = o.get("rubrics") {
+        judged.rubrics = rubrics(list, &format!("{at}.rubrics"), None)?;
+    }
+    if let Some(options) = o.get("judge_model_options") {
+        let here = format!("{at}.judge_model_options");
+        let Value::Object(options) = options else {
+            return Err(problem(here, "expected an object"));
+        };
+        // parallelism_limit is how many calls ADK makes at once: this tool
+        // asks one at a time, which is its smallest value.
+        let options = criterion_object(
+            options,
+            &here,
+            &[
+                ("judge_model", "judgeModel"),
+                ("num_samples", "numSamples"),
+                ("parallelism_limit", "parallelismLimit"),
+                ("judge_model_config", "judgeModelConfig"),
+            ],
+        )?;
+        if let Some(model) = options.get("judge_model") {
+            judged.judge_model = Some(
+                model
+                    .as_str()
+                    .ok_or_else(|| problem(format!("{here}.judge_model"), "expected a model name"))?
+                    .to_string(),
+            );
+        }
+        if let Some(samples) = options.get("num_samples") {
+            judged.samples = samples
+                .as_u64()
+                .filter(|n| (1..=9).contains(n))
+                .ok_or_else(|| problem(format!("{here}.num_samples"), "expected 1 to 9"))?
+                as u32;
+        }
+        if let Some(config) = options.get("judge_model_config") {
+            let config_at = format!("{here}.judge_model_config");
+            let Value::Object(config) = config else {
+                return Err(problem(config_at, "expected an object"));
+            };
+            let config = criterion_object(config, &config_at, &[("temperature", "temperature")])?;
+            judged.temperature = config
+                .get("temperature")
+                .map(|t| {
+                    t.as_f64().ok_or_else(|| {
+                        problem(format!("{config_at}.temperature"), "expected a number")
+                    })
+                })
+                .transpose()?;
+        }
+    }
+    Ok(judged)
 }
 
 const TOOL_TRAJECTORY: &str = "tool_trajectory_avg_score";
@@ -56,13 +241,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
         "safety_v1",
         "Vertex AI's safety evaluation, which needs Google Cloud",
     ),
-    ("final_response_match_v2", "an LLM-judged metric"),
-    (
-        "rubric_based_final_response_quality_v1",
-        "an LLM-judged metric",
-    ),
-    ("rubric_based_tool_use_quality_v1", "an LLM-judged metric"),
-    ("hallucinations_v1", "an LLM-judged metric"),
     (
         "per_turn_user_simulator_quality_v1",
         "a judge of ADK's user simulator",
@@ -263,6 +441,13 @@ pub fn criteria(config: &Value) -> Result<Criteria, Problem> {
                     threshold: threshold(other, &at)?,
                 },
             },
+            name if JUDGED.iter().any(|m| m.adk_name() == name) => {
+                let metric = *JUDGED
+                    .iter()
+                    .find(|m| m.adk_name() == name)
+                    .expect("matched");
+                Criterion::Judged(judged(metric, value, &at)?)
+            }
             name => {
                 let why = UNSUPPORTED
                     .iter()
@@ -358,6 +543,15 @@ const INVOCATION_FIELDS: &[&str] = &[
 
 fn expected_invocation(invocation: &Value, at: &str) -> Result<Expected, Problem> {
     only_keys(invocation, at, INVOCATION_FIELDS)?;
+    if field(invocation, "rubrics", "rubrics")
+        .and_then(Value::as_array)
+        .is_some_and(|r| !r.is_empty())
+    {
+        return Err(problem(
+            format!("{at}.rubrics"),
+            "rubrics of one invocation are not supported: put them on the case or in the criteria file",
+        ));
+    }
     let data = field(invocation, "intermediate_data", "intermediateData");
     let calls: Vec<Value> = match data {
         None => Vec::new(),
@@ -421,6 +615,7 @@ fn case(
     name: String,
     invocations: &[Expected],
     criteria: &Criteria,
+    case_rubrics: Option<&Value>,
     at: &str,
 ) -> Result<Case, Problem> {
     let first_user = invocations
@@ -462,6 +657,38 @@ fn case(
                     "threshold": threshold,
                 }),
             ),
+            Criterion::Judged(j) => {
+                let mut rubric_list = j.rubrics.clone();
+                if let Some(listed) = case_rubrics {
+                    rubric_list.extend(rubrics(listed, &format!("{at}.rubrics"), Some(rubric_type(j.metric)))?);
+                }
+                if j.metric.uses_rubrics() && rubric_list.is_empty() {
+                    return Err(problem(
+                        format!("criteria.{}", j.metric.adk_name()),
+                        "a rubric metric needs rubrics, in the criteria file or on the case (ADK does not run it without)",
+                    ));
+                }
+                let mut settings = json!({
+                    "metric": j.metric,
+                    "threshold": j.threshold,
+                    "numSamples": j.samples,
+                    "includeIntermediateResponsesInFinal": j.include_intermediate,
+                    "evaluateIntermediateNlResponses": j.evaluate_intermediate,
+                });
+                if let Some(t) = j.temperature {
+                    settings["temperature"] = json!(t);
+                }
+                if j.metric.uses_rubrics() {
+                    settings["rubrics"] = json!(rubric_list);
+                }
+                if j.metric == AdkJudgedMetric::FinalResponseMatchV2 {
+                    settings["expectedResponses"] = json!(invocations
+                        .iter()
+                        .map(|i| i.final_response.clone().unwrap_or_default())
+                        .collect::<Vec<_>>());
+                }
+                evaluator(criterion.metric(), EvaluatorType::AdkJudge, settings)
+            }
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Case {
@@ -598,10 +825,42 @@ pub fn eval_set(value: &Value, criteria: &Criteria) -> Result<LoadedSuite, Probl
             id,
             &expected,
             criteria,
+            field(entry, "rubrics", "rubrics"),
             &format!("{at}.conversation"),
         )?);
     }
-    Ok(suite(name, cases, not_run, Format::AdkEvalSet))
+    let mut loaded = suite(name, cases, not_run, Format::AdkEvalSet);
+    loaded.spec.judge = judge_model(criteria)?;
+    Ok(loaded)
+}
+
+/// The judge model the criteria name (ADK's `judge_model`), asked of the
+/// judge endpoint; one per file.
+fn judge_model(criteria: &Criteria) -> Result<Option<JudgeSpec>, Problem> {
+    let mut models: Vec<&str> = criteria
+        .0
+        .iter()
+        .filter_map(|c| match c {
+            Criterion::Judged(j) => j.judge_model.as_deref(),
+            _ => None,
+        })
+        .collect();
+    models.sort_unstable();
+    models.dedup();
+    match models.as_slice() {
+        [] => Ok(None),
+        [model] => Ok(Some(JudgeSpec {
+            model: Some(model.to_string()),
+            ..JudgeSpec::default()
+        })),
+        many => Err(problem(
+            "criteria",
+            format!(
+                "one judge model per file; the criteria name {}",
+                many.join(", ")
+            ),
+        )),
+    }
 }
 
 /// Criteria ADK allows for a file in the old format.
@@ -632,7 +891,7 @@ pub fn old_format(rows: &[Value], name: &str, criteria: &Criteria) -> Result<Loa
     for criterion in &criteria.0 {
         let needs = match criterion {
             Criterion::ToolTrajectory { .. } => "expected_tool_use",
-            Criterion::ResponseMatch { .. } => "reference",
+            Criterion::ResponseMatch { .. } | Criterion::Judged(_) => "reference",
         };
         if rows.first().is_some_and(|row| row.get(needs).is_none()) {
             return Err(problem(
@@ -707,7 +966,7 @@ pub fn old_format(rows: &[Value], name: &str, criteria: &Criteria) -> Result<Loa
             Format::AdkEvalSet,
         ));
     }
-    let case = case(name.to_string(), &expected, criteria, "")?;
+    let case = case(name.to_string(), &expected, criteria, None, "")?;
     Ok(suite(
         name.to_string(),
         vec![case],

@@ -2,10 +2,11 @@
 //! problem names the field it is in (`spec.cases[1].evaluators[0]...`).
 
 use super::spec::{
-    Approvals, Case, Defaults, EvaluatorSpec, EvaluatorType, JudgeSpec, ProbeSpec,
+    AdkJudgedMetric, Approvals, Case, Defaults, EvaluatorSpec, EvaluatorType, JudgeSpec, ProbeSpec,
     ResponseMatchSpec, SecretKeyRef, SelectionMetric, SessionMatch, SuiteSpec, UnreadableEvents,
 };
 use crate::core::convert::ConvertOptions;
+use crate::core::judge::adk::Rubric;
 use crate::core::judge::{JudgeTask, Sampling, prompt};
 use crate::core::schedule::Schedule;
 use crate::core::score::ConfigError;
@@ -54,6 +55,8 @@ pub struct CompiledSuite {
     pub record: RecordChoice,
     /// Set when the suite enables probes.
     pub probes: Option<ProbeLimits>,
+    /// Gates whose stated threshold is not what they can tell apart.
+    pub gates: Vec<String>,
     pub judge: Option<JudgeSpec>,
     /// The cron schedule, parsed once.
     pub schedule: Option<Schedule>,
@@ -84,6 +87,7 @@ impl CompiledSuite {
             include_sub_agent_sessions: false,
             record: RecordChoice::Auto,
             probes: None,
+            gates: Vec::new(),
             judge: None,
             schedule: None,
             unreadable_events: UnreadableEvents::default(),
@@ -97,7 +101,9 @@ impl CompiledSuite {
     }
 
     pub fn warnings(&self) -> impl Iterator<Item = &str> {
-        self.evaluators().filter_map(|e| e.warning.as_deref())
+        self.evaluators()
+            .filter_map(|e| e.warning.as_deref())
+            .chain(self.gates.iter().map(String::as_str))
     }
 
     fn evaluators(&self) -> impl Iterator<Item = &CompiledEvaluator> {
@@ -170,9 +176,24 @@ pub struct CompiledEvaluator {
     pub warning: Option<String>,
 }
 
+/// One of ADK's judged metrics, ready to ask.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdkJudge {
+    pub metric: AdkJudgedMetric,
+    pub threshold: f64,
+    pub samples: u32,
+    pub temperature: Option<f64>,
+    pub rubrics: Vec<Rubric>,
+    pub include_intermediate: bool,
+    pub evaluate_intermediate: bool,
+    /// The expected final response of each invocation.
+    pub expected: Vec<String>,
+}
+
 /// An evaluator with its settings checked and parsed.
 #[derive(Clone, Debug)]
 pub enum Evaluator {
+    AdkJudge(AdkJudge),
     ToolsUsed {
         expected: Vec<String>,
         mode: MatchMode,
@@ -398,11 +419,85 @@ pub fn compile(
         include_sub_agent_sessions: spec.sessions.include_sub_agent_sessions,
         record: spec.sessions.record,
         probes,
+        gates: effective_thresholds(&cases, at),
         judge: spec.judge.clone(),
         schedule,
         unreadable_events: spec.unreadable_events,
         cases,
     })
+}
+
+/// A score that is a count of passing slots can only be a multiple of
+/// 1/slots, so a stated threshold really asks for the next such multiple:
+/// said for every judged gate and every pass rate over a probe's runs where
+/// the two differ (`threshold 0.7 is effectively 1.0: 1 rubric x 2 runs x 1
+/// invocation`).
+fn effective_thresholds(cases: &[CompiledCase], at: &str) -> Vec<String> {
+    let shown = |v: f64| {
+        let text = format!("{v:.3}");
+        let text = text.trim_end_matches('0');
+        if text.ends_with('.') {
+            format!("{text}0")
+        } else {
+            text.to_string()
+        }
+    };
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let mut notes = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let path = format!("{at}.cases[{i}]")
+            .trim_start_matches('.')
+            .to_string();
+        let runs = match &case.selector {
+            Selector::Probe(p) => p.runs as usize,
+            _ => 1,
+        };
+        // Invocations a session of the case has, when its expectations say.
+        let invocations = case
+            .evaluators
+            .iter()
+            .find_map(|e| match &e.evaluator {
+                Evaluator::ToolTrajectory { expected, .. } => Some(expected.len()),
+                Evaluator::AdkJudge(j) if !j.expected.is_empty() => Some(j.expected.len()),
+                _ => None,
+            })
+            .unwrap_or(1);
+        for (j, e) in case.evaluators.iter().enumerate() {
+            let Evaluator::AdkJudge(judge) = &e.evaluator else {
+                continue;
+            };
+            // Groundedness scores are fractions of sentences: no grid.
+            if judge.metric == AdkJudgedMetric::HallucinationsV1 {
+                continue;
+            }
+            let rubrics = judge.rubrics.len().max(1);
+            let slots = (rubrics * runs * invocations) as u32;
+            let effective = crate::core::judge::adk::effective_threshold(judge.threshold, slots);
+            if effective != judge.threshold {
+                notes.push(format!(
+                    "{path}.evaluators[{j}]: threshold {} is effectively {}: {} x {} x {}",
+                    shown(judge.threshold),
+                    shown(effective),
+                    plural(rubrics, "rubric"),
+                    plural(runs, "run"),
+                    plural(invocations, "invocation")
+                ));
+            }
+        }
+        if runs > 1 {
+            let effective =
+                crate::core::judge::adk::effective_threshold(case.min_pass_rate, runs as u32);
+            if effective != case.min_pass_rate {
+                notes.push(format!(
+                    "{path}.minPassRate {} is effectively {}: {}",
+                    shown(case.min_pass_rate),
+                    shown(effective),
+                    plural(runs, "run")
+                ));
+            }
+        }
+    }
+    notes
 }
 
 fn compile_probe(probe: &ProbeSpec, path: &str) -> Result<Probe, SuiteError> {
@@ -786,6 +881,59 @@ pub fn compile_evaluator(
                 sampling: sampling(s.num_samples, s.temperature, &s.prompt, &here)?,
             }
         }
+        EvaluatorType::AdkJudge => {
+            let s = settings(&e.adk_judge, e.kind, at)?;
+            if s.metric.uses_rubrics() == s.rubrics.is_empty() {
+                return Err(error(
+                    here("rubrics"),
+                    if s.metric.uses_rubrics() {
+                        "a rubric metric needs its rubrics"
+                    } else {
+                        "only the rubric metrics read rubrics"
+                    },
+                ));
+            }
+            let mut ids: Vec<&str> = s.rubrics.iter().map(|r| r.id.as_str()).collect();
+            ids.sort_unstable();
+            if let Some(twice) = ids.windows(2).find(|w| w[0] == w[1]) {
+                return Err(error(
+                    here("rubrics"),
+                    format!("rubric id `{}` is used twice", twice[0]),
+                ));
+            }
+            if (s.metric == AdkJudgedMetric::FinalResponseMatchV2)
+                == s.expected_responses.is_empty()
+            {
+                return Err(error(
+                    here("expectedResponses"),
+                    if s.expected_responses.is_empty() {
+                        "finalResponseMatchV2 compares with the expected responses"
+                    } else {
+                        "only finalResponseMatchV2 reads expected responses"
+                    },
+                ));
+            }
+            if !(1..=9).contains(&s.num_samples) {
+                return Err(error(here("numSamples"), "must be from 1 to 9"));
+            }
+            Evaluator::AdkJudge(AdkJudge {
+                metric: s.metric,
+                threshold: unit(s.threshold, &here("threshold"))?,
+                samples: s.num_samples,
+                temperature: s.temperature,
+                rubrics: s
+                    .rubrics
+                    .iter()
+                    .map(|r| Rubric {
+                        id: r.id.clone(),
+                        text: r.text.clone(),
+                    })
+                    .collect(),
+                include_intermediate: s.include_intermediate_responses_in_final,
+                evaluate_intermediate: s.evaluate_intermediate_nl_responses,
+                expected: s.expected_responses.clone(),
+            })
+        }
         EvaluatorType::OutcomeJudge => {
             let s = settings(&e.outcome_judge, e.kind, at)?;
             if !(1..=5).contains(&s.min_score) {
@@ -802,15 +950,16 @@ pub fn compile_evaluator(
             }
         }
     };
-    let warning = match &evaluator {
-        Evaluator::Judged { sampling, .. }
-            if sampling.samples > 1 && sampling.temperature == Some(0.0) =>
-        {
-            Some(format!(
-                "{at}.{}: {} samples at temperature 0 are likely the same answer {} times; the vote means little",
-                e.kind, sampling.samples, sampling.samples
-            ))
-        }
+    let samples_at_zero = match &evaluator {
+        Evaluator::Judged { sampling, .. } => Some((sampling.samples, sampling.temperature)),
+        Evaluator::AdkJudge(j) => Some((j.samples, j.temperature)),
+        _ => None,
+    };
+    let warning = match samples_at_zero {
+        Some((samples, Some(t))) if samples > 1 && t == 0.0 => Some(format!(
+            "{at}.{}: {samples} samples at temperature 0 are likely the same answer {samples} times; the vote means little",
+            e.kind
+        )),
         _ => None,
     };
     Ok(CompiledEvaluator {
@@ -875,6 +1024,7 @@ impl EvaluatorSpec {
             EvaluatorType::Budget => self.budget.is_some(),
             EvaluatorType::TrajectoryJudge => self.trajectory_judge.is_some(),
             EvaluatorType::OutcomeJudge => self.outcome_judge.is_some(),
+            EvaluatorType::AdkJudge => self.adk_judge.is_some(),
         }
     }
 }

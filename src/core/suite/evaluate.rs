@@ -4,6 +4,7 @@ use super::compile::{CompiledCase, Evaluator, ResponseReference};
 use super::spec::SelectionMetric;
 use crate::core::convert::{self, HEADER_UPDATE_INVOCATION};
 use crate::core::event::{Content, Event, Part};
+use crate::core::judge::adk;
 use crate::core::judge::{Judge, JudgeUsage, judge_trajectory};
 use crate::core::score::adk::{ToolUse, average, tool_trajectory};
 use crate::core::score::golden::{self, consumption, over_budget};
@@ -26,6 +27,8 @@ pub struct SessionView<'s> {
 pub struct InvocationView<'s> {
     pub id: String,
     pub events: Vec<&'s Event>,
+    /// The invocation converted with the case's options.
+    pub messages: Vec<Message>,
     pub tool_uses: Vec<ToolUse>,
     pub final_response: String,
     pub steps: usize,
@@ -88,6 +91,7 @@ impl<'s> SessionView<'s> {
             .filter(|(id, _)| id != HEADER_UPDATE_INVOCATION)
             .map(|(id, group)| {
                 let final_response = adk_final_response(&group);
+                let messages = convert::convert(group.iter().copied(), &case.convert).messages;
                 let tool_uses: Vec<ToolUse> = group
                     .iter()
                     .filter(|e| case.convert.include_partial || !e.partial)
@@ -110,6 +114,7 @@ impl<'s> SessionView<'s> {
                 InvocationView {
                     id,
                     steps: tool_uses.len(),
+                    messages,
                     events: group,
                     tool_uses,
                     final_response,
@@ -134,12 +139,14 @@ impl<'s> SessionView<'s> {
                 invocations.push(InvocationView {
                     id: format!("turn-{}", invocations.len() + 1),
                     events: Vec::new(),
+                    messages: Vec::new(),
                     tool_uses: Vec::new(),
                     final_response: String::new(),
                     steps: 0,
                 });
             }
             let current = invocations.last_mut().expect("pushed above");
+            current.messages.push(message.clone());
             match &step.calls {
                 Some(calls) => {
                     current.steps += calls.len();
@@ -352,12 +359,21 @@ pub fn evaluate(evaluator: &Evaluator, view: &SessionView<'_>) -> Result<Verdict
             }
             Verdict::boolean("budget", over.is_empty(), Some(over.join("; ")))
         }
-        Evaluator::Judged { .. } => {
+        Evaluator::Judged { .. } | Evaluator::AdkJudge(_) => {
             return Err(
                 "an LLM-judged evaluator needs a judge: score it with evaluate_judged".into(),
             );
         }
     })
+}
+
+/// A judged evaluator's answer beyond its verdict.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Judgement {
+    /// The judge's reasoning, which may quote the conversation.
+    pub reasoning: Option<String>,
+    /// ADK's metrics: each invocation's score, pooled over a probe's runs.
+    pub invocation_scores: Vec<Option<f64>>,
 }
 
 /// Any evaluator, asking `judge` for the judged ones: the verdict and the
@@ -368,15 +384,64 @@ pub async fn evaluate_judged(
     view: &SessionView<'_>,
     judge: &impl Judge,
     usage: &mut JudgeUsage,
-) -> Result<(Verdict, Option<String>), String> {
+) -> Result<(Verdict, Judgement), String> {
     match evaluator {
         Evaluator::Judged { task, sampling } => {
             let judged = judge_trajectory(task, sampling, &view.messages, judge, usage)
                 .await
                 .map_err(|e| e.to_string())?;
-            Ok((judged.verdict, Some(judged.reasoning)))
+            let judgement = Judgement {
+                reasoning: Some(judged.reasoning),
+                ..Judgement::default()
+            };
+            Ok((judged.verdict, judgement))
         }
-        other => evaluate(other, view).map(|verdict| (verdict, None)),
+        Evaluator::AdkJudge(j) => {
+            let turns: Vec<adk::Turn> = view
+                .invocations
+                .iter()
+                .map(|i| adk::Turn {
+                    messages: i.messages.clone(),
+                })
+                .collect();
+            let run = adk::judge_run(j, &turns, judge, usage).await;
+            let judged = run.invocations.iter().filter(|s| s.is_some()).count();
+            let Some((score, passed)) = adk::verdict(j, &[&run]) else {
+                return Err(format!(
+                    "not evaluated: none of the {} invocation(s) could be judged",
+                    run.invocations.len()
+                ));
+            };
+            let rubrics: Vec<String> = run
+                .rubrics
+                .iter()
+                .map(|(id, s)| match s {
+                    Some(s) if *s >= 1.0 => format!("{id} yes"),
+                    Some(s) if *s <= 0.0 => format!("{id} no"),
+                    Some(s) => format!("{id} {s:.2}"),
+                    None => format!("{id} unread"),
+                })
+                .collect();
+            let mut comment = format!("{judged}/{} invocation(s) judged", run.invocations.len());
+            if !rubrics.is_empty() {
+                comment = format!("rubrics: {}; {comment}", rubrics.join(", "));
+            }
+            // The rubric verdicts are said either way: ids, never the conversation.
+            let verdict = Verdict {
+                key: j.metric.adk_name().to_string(),
+                score: Score::Number(score),
+                passed,
+                comment: Some(comment),
+            };
+            Ok((
+                verdict,
+                Judgement {
+                    reasoning: None,
+                    invocation_scores: run.invocations,
+                },
+            ))
+        }
+        other => evaluate(other, view).map(|verdict| (verdict, Judgement::default())),
     }
 }
 

@@ -101,6 +101,20 @@ pub struct CaseReport {
     /// For a probe case: its runs (each a session above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeSummary>,
+    /// ADK's judged metrics over a probe's runs, which decide the case as
+    /// ADK decides it: the mean of every run's invocation scores.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pooled: Vec<PooledScore>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PooledScore {
+    pub evaluator: String,
+    /// `None` when no invocation of any run could be judged.
+    pub score: Option<f64>,
+    pub threshold: f64,
+    pub passed: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -163,6 +177,9 @@ pub struct Evaluation {
     /// kept only with the trajectories.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
+    /// ADK's judged metrics: each invocation's score (`None`: not judged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invocation_scores: Vec<Option<f64>>,
 }
 
 impl Report {
@@ -194,6 +211,7 @@ impl Report {
                 sessions: Vec::new(),
                 sessions_omitted: 0,
                 probe: None,
+                pooled: Vec::new(),
             });
             self.summary.cases += 1;
             self.summary.errors += 1;
@@ -227,6 +245,8 @@ struct CaseTally {
     passed: usize,
     errors: usize,
     notes: Vec<String>,
+    /// ADK's judged metrics of a probe: every run's invocation scores.
+    pooled: std::collections::BTreeMap<String, Vec<Option<f64>>>,
 }
 
 impl CaseTally {
@@ -389,7 +409,7 @@ impl<'s> ReportBuilder<'s> {
                             evaluate_judged(&e.evaluator, &view, judge, &mut self.judge_usage)
                                 .await;
                         report.evaluations.push(match result {
-                            Ok((v, reasoning)) => Evaluation {
+                            Ok((v, judgement)) => Evaluation {
                                 name: e.name.clone(),
                                 kind: e.kind,
                                 key: Some(v.key),
@@ -397,9 +417,11 @@ impl<'s> ReportBuilder<'s> {
                                 passed: v.passed,
                                 comment: v.comment,
                                 error: None,
-                                reasoning: reasoning
+                                reasoning: judgement
+                                    .reasoning
                                     .filter(|_| self.with_trajectories)
                                     .map(|r| crate::core::redact::redact_text(&r).0),
+                                invocation_scores: judgement.invocation_scores,
                             },
                             Err(error) => Evaluation {
                                 name: e.name.clone(),
@@ -410,10 +432,29 @@ impl<'s> ReportBuilder<'s> {
                                 comment: None,
                                 error: Some(error),
                                 reasoning: None,
+                                invocation_scores: Vec::new(),
                             },
                         });
                     }
-                    report.passed = report.evaluations.iter().all(|e| e.passed);
+                    // A probe's runs are scored together by ADK's metrics
+                    // (see `finish`): a run alone does not decide them.
+                    let probing = matches!(case.selector, Selector::Probe(_));
+                    for e in &report.evaluations {
+                        if probing && e.kind == EvaluatorType::AdkJudge {
+                            self.cases[index]
+                                .pooled
+                                .entry(e.name.clone())
+                                .or_default()
+                                .extend(e.invocation_scores.iter().copied());
+                        }
+                    }
+                    report.passed = report
+                        .evaluations
+                        .iter()
+                        .filter(|e| {
+                            !(probing && e.kind == EvaluatorType::AdkJudge && e.error.is_none())
+                        })
+                        .all(|e| e.passed);
                     report.messages = view.messages.len();
                     report.tools = view.tool_names().into_iter().map(String::from).collect();
                     report.trajectory = self
@@ -457,10 +498,33 @@ impl<'s> ReportBuilder<'s> {
                 // Were every session that could not be done a pass, would
                 // the case still fail? Then it fails, whatever went wrong.
                 let best = (total > 0).then(|| (tally.passed + tally.errors) as f64 / total as f64);
+                let pooled: Vec<PooledScore> = case
+                    .evaluators
+                    .iter()
+                    .filter_map(|e| match &e.evaluator {
+                        crate::core::suite::compile::Evaluator::AdkJudge(j) => {
+                            let scores = tally.pooled.get(&e.name)?;
+                            let score =
+                                crate::core::judge::adk::mean_of_scored(scores.iter().copied());
+                            Some(PooledScore {
+                                evaluator: e.name.clone(),
+                                score,
+                                threshold: j.threshold,
+                                passed: score.is_some_and(|s| s >= j.threshold),
+                            })
+                        }
+                        _ => None,
+                    })
+                    .collect();
                 let (outcome, passed) = match (pass_rate, best) {
                     (Some(_), Some(best)) if best < case.min_pass_rate => (Outcome::Failed, false),
                     _ if tally.errors > 0 => (Outcome::Error, false),
                     (None, _) => (Outcome::NoSessions, case.allow_no_sessions),
+                    _ if pooled.iter().any(|p| p.score.is_some() && !p.passed) => {
+                        (Outcome::Failed, false)
+                    }
+                    // ADK: not evaluated, which its gate counts as failing.
+                    _ if pooled.iter().any(|p| p.score.is_none()) => (Outcome::Error, false),
                     (Some(rate), _) if rate >= case.min_pass_rate => (Outcome::Passed, true),
                     (Some(_), _) => (Outcome::Failed, false),
                 };
@@ -490,6 +554,7 @@ impl<'s> ReportBuilder<'s> {
                 }
                 CaseReport {
                     probe,
+                    pooled,
                     name: case.name.clone(),
                     passed,
                     outcome,

@@ -371,10 +371,11 @@ pub enum EvaluatorType {
     Budget,
     TrajectoryJudge,
     OutcomeJudge,
+    AdkJudge,
 }
 
 impl EvaluatorType {
-    pub const ALL: [EvaluatorType; 12] = [
+    pub const ALL: [EvaluatorType; 13] = [
         EvaluatorType::ToolsUsed,
         EvaluatorType::TrajectoryMatch,
         EvaluatorType::ToolTrajectory,
@@ -387,13 +388,14 @@ impl EvaluatorType {
         EvaluatorType::Budget,
         EvaluatorType::TrajectoryJudge,
         EvaluatorType::OutcomeJudge,
+        EvaluatorType::AdkJudge,
     ];
 
     /// Whether an LLM judge gives the verdict.
     pub fn is_judged(self) -> bool {
         matches!(
             self,
-            EvaluatorType::TrajectoryJudge | EvaluatorType::OutcomeJudge
+            EvaluatorType::TrajectoryJudge | EvaluatorType::OutcomeJudge | EvaluatorType::AdkJudge
         )
     }
 
@@ -412,6 +414,7 @@ impl EvaluatorType {
             EvaluatorType::Budget => "budget",
             EvaluatorType::TrajectoryJudge => "trajectoryJudge",
             EvaluatorType::OutcomeJudge => "outcomeJudge",
+            EvaluatorType::AdkJudge => "adkJudge",
         }
     }
 }
@@ -455,6 +458,90 @@ pub struct EvaluatorSpec {
     pub trajectory_judge: Option<TrajectoryJudgeSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome_judge: Option<OutcomeJudgeSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adk_judge: Option<AdkJudgeSpec>,
+}
+
+/// One of google-adk's judged metrics, scored with ADK's arithmetic: per
+/// invocation `numSamples` judge answers, a majority per rubric (or per
+/// answer), the mean over the session's invocations, and, for a probe's
+/// runs, the mean over every invocation of every run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AdkJudgeSpec {
+    pub metric: AdkJudgedMetric,
+    /// Passing score (ADK has no default).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub threshold: f64,
+    /// Judge answers per invocation (ADK's default 5; hallucinations asks once).
+    #[serde(default = "five_samples")]
+    #[schemars(range(min = 1, max = 9))]
+    pub num_samples: u32,
+    /// Sampling temperature; the endpoint's default when absent, as in ADK.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 2.0))]
+    pub temperature: Option<f64>,
+    /// The properties a rubric metric checks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 20))]
+    pub rubrics: Vec<RubricSpec>,
+    /// Judge the text before the final response with it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_intermediate_responses_in_final: bool,
+    /// Hallucinations: judge every text the agent wrote, not only the last.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub evaluate_intermediate_nl_responses: bool,
+    /// finalResponseMatchV2: the expected final response of each invocation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expected_responses: Vec<String>,
+}
+
+fn five_samples() -> u32 {
+    5
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum AdkJudgedMetric {
+    /// `rubric_based_final_response_quality_v1`
+    RubricBasedFinalResponseQualityV1,
+    /// `rubric_based_tool_use_quality_v1`
+    RubricBasedToolUseQualityV1,
+    /// `hallucinations_v1`: is every sentence grounded in what the tools said?
+    HallucinationsV1,
+    /// `final_response_match_v2`: a judge comparing the response with the expected one.
+    FinalResponseMatchV2,
+}
+
+impl AdkJudgedMetric {
+    /// ADK's metric name, the key of its verdicts.
+    pub fn adk_name(self) -> &'static str {
+        match self {
+            AdkJudgedMetric::RubricBasedFinalResponseQualityV1 => {
+                "rubric_based_final_response_quality_v1"
+            }
+            AdkJudgedMetric::RubricBasedToolUseQualityV1 => "rubric_based_tool_use_quality_v1",
+            AdkJudgedMetric::HallucinationsV1 => "hallucinations_v1",
+            AdkJudgedMetric::FinalResponseMatchV2 => "final_response_match_v2",
+        }
+    }
+
+    pub fn uses_rubrics(self) -> bool {
+        matches!(
+            self,
+            AdkJudgedMetric::RubricBasedFinalResponseQualityV1
+                | AdkJudgedMetric::RubricBasedToolUseQualityV1
+        )
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RubricSpec {
+    #[schemars(length(min = 1))]
+    pub id: String,
+    #[schemars(length(min = 1))]
+    pub text: String,
 }
 
 impl EvaluatorSpec {

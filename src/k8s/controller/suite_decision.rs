@@ -345,7 +345,7 @@ pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDeci
         .collect();
 
     let ready = match &compiled {
-        Ok(_) => Want {
+        Ok(suite) => Want {
             type_: ConditionType::Ready,
             status: true,
             reason: match (&spec.schedule, spec.suspend) {
@@ -353,10 +353,18 @@ pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDeci
                 (Some(_), false) => Reason::Scheduled,
                 (None, _) => Reason::Ready,
             },
-            message: match next {
-                Some(n) if !spec.suspend => format!("next run at {n}"),
-                _ if spec.schedule.is_some() && spec.suspend => "suspended".into(),
-                _ => "runs when an EvalRun is created".into(),
+            message: {
+                let base = match next {
+                    Some(n) if !spec.suspend => format!("next run at {n}"),
+                    _ if spec.schedule.is_some() && spec.suspend => "suspended".into(),
+                    _ => "runs when an EvalRun is created".into(),
+                };
+                // Settings that work but likely not as meant, said where
+                // `kubectl describe` shows them.
+                std::iter::once(base)
+                    .chain(suite.warnings().map(String::from))
+                    .collect::<Vec<_>>()
+                    .join("; ")
             },
         },
         Err(e) => {

@@ -122,6 +122,7 @@ fn report(cases: &[(&str, Outcome)]) -> Report {
                 sessions: vec![],
                 sessions_omitted: 0,
                 probe: None,
+                pooled: vec![],
             })
             .collect(),
     }
