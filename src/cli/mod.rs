@@ -5,6 +5,7 @@ mod documents;
 mod extract;
 mod match_cmd;
 mod output;
+mod report_cmd;
 mod run_cmd;
 mod score;
 mod sessions;
@@ -57,6 +58,9 @@ enum Command {
     Run(run_cmd::RunArgs),
     /// Score one trajectory with one evaluator.
     Score(score::ScoreArgs),
+    /// A run's JSON report as one self-contained HTML page, a failed
+    /// trajectory shown beside its reference.
+    Report(report_cmd::ReportArgs),
     /// Work with suite files.
     Suite {
         #[command(subcommand)]
@@ -317,6 +321,7 @@ pub fn main() -> ExitCode {
             Command::Match(args) => match_cmd::run(args),
             Command::Run(args) => run_cmd::run(args).await,
             Command::Score(args) => score::run(args).await,
+            Command::Report(args) => report_cmd::run(args).await,
             Command::Suite { command } => suite::run(command),
             Command::Crd => suite::print_crds(),
             Command::Sessions(args) => sessions::list(args).await,

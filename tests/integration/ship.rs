@@ -145,6 +145,7 @@ fn chart_dry_run() {
             "fullReports=true",
             "metrics.serviceMonitor.enabled=true",
             "metrics.prometheusRule.enabled=true",
+            "grafanaDashboard.enabled=true",
             "replicas=3",
             "kagent.judge.url=https://judge.example/v1",
             "kagent.judge.model=judge-model",
@@ -214,6 +215,16 @@ fn chart_dry_run() {
             .map(|r| r["alert"].as_str().unwrap())
             .collect();
         assert_eq!(alerts, ["KagentEvalSuiteFailing", "KagentEvalSuiteStale"]);
+        let dashboard = docs.iter().find(|d| d["kind"] == "ConfigMap").unwrap();
+        assert_eq!(dashboard["metadata"]["labels"]["grafana_dashboard"], "1");
+        let shipped = dashboard["data"]["kagent-evals.json"].as_str().unwrap();
+        let path = root().join("charts/kagent-evals/dashboards/kagent-evals.json");
+        let file = std::fs::read_to_string(path).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(shipped).unwrap(),
+            serde_json::from_str::<Value>(&file).unwrap(),
+            "the ConfigMap holds the chart's dashboard"
+        );
     });
 }
 
@@ -257,6 +268,7 @@ fn config_matches_chart() {
         "base/kagent-evals.yaml",
         "crd/evalsuites.evals.kagent.dev.yaml",
         "crd/evalruns.evals.kagent.dev.yaml",
+        "grafana/kagent-evals-dashboard.json",
     ] {
         let fresh = std::fs::read_to_string(dir.path().join(file)).unwrap();
         let committed = std::fs::read_to_string(root().join("config").join(file)).unwrap();

@@ -105,6 +105,66 @@ pub struct CaseReport {
     /// ADK decides it: the mean of every run's invocation scores.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pooled: Vec<PooledScore>,
+    /// The tool calls each trajectory evaluator expects, kept with the
+    /// trajectories (they may quote arguments) so a report can show a
+    /// session's calls beside them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<Reference>,
+}
+
+/// The calls a trajectory evaluator expects, in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reference {
+    pub evaluator: String,
+    pub calls: Vec<ReferenceCall>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceCall {
+    pub name: String,
+    /// `null` where the evaluator compares names only.
+    pub args: serde_json::Value,
+}
+
+/// The reference calls of a case's trajectory evaluators.
+fn references(case: &crate::core::suite::compile::CompiledCase) -> Vec<Reference> {
+    use crate::core::suite::compile::Evaluator;
+    case.evaluators
+        .iter()
+        .filter_map(|e| {
+            let calls: Vec<ReferenceCall> = match &e.evaluator {
+                Evaluator::TrajectoryMatch { reference, .. } => reference
+                    .iter()
+                    .flat_map(|s| s.calls.iter().flatten())
+                    .map(|c| ReferenceCall {
+                        name: c.name.clone(),
+                        args: serde_json::Value::Object(c.args.clone()),
+                    })
+                    .collect(),
+                Evaluator::ToolTrajectory { expected, .. } => expected
+                    .iter()
+                    .flatten()
+                    .map(|u| ReferenceCall {
+                        name: u.name.clone().unwrap_or_default(),
+                        args: u.args.clone(),
+                    })
+                    .collect(),
+                Evaluator::ToolsUsed { expected, .. } => expected
+                    .iter()
+                    .map(|name| ReferenceCall {
+                        name: name.clone(),
+                        args: serde_json::Value::Null,
+                    })
+                    .collect(),
+                _ => return None,
+            };
+            Some(Reference {
+                evaluator: e.name.clone(),
+                calls,
+            })
+        })
+        .collect()
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -186,6 +246,9 @@ impl Report {
     /// The report without conversations, for logs and status.
     pub fn without_trajectories(&self) -> Report {
         let mut copy = self.clone();
+        for case in &mut copy.cases {
+            case.references.clear();
+        }
         for session in copy.cases.iter_mut().flat_map(|c| c.sessions.iter_mut()) {
             session.trajectory = None;
             for evaluation in &mut session.evaluations {
@@ -212,6 +275,7 @@ impl Report {
                 sessions_omitted: 0,
                 probe: None,
                 pooled: Vec::new(),
+                references: Vec::new(),
             });
             self.summary.cases += 1;
             self.summary.errors += 1;
@@ -555,6 +619,11 @@ impl<'s> ReportBuilder<'s> {
                 CaseReport {
                     probe,
                     pooled,
+                    references: if self.with_trajectories {
+                        references(case)
+                    } else {
+                        Vec::new()
+                    },
                     name: case.name.clone(),
                     passed,
                     outcome,

@@ -30,6 +30,15 @@ pub struct CaseLabels {
     pub case: String,
 }
 
+/// A suite and the Agent it evaluates, for joining suite metrics to agents.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SuiteAgentLabels {
+    pub namespace: String,
+    pub suite: String,
+    /// `NAMESPACE/NAME` of the Agent, empty for a suite without one.
+    pub agent: String,
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ErrorLabels {
     pub controller: String,
@@ -45,10 +54,36 @@ pub struct Metrics {
     pub last_success: Family<SuiteLabels, Gauge>,
     pub schedule_interval: Family<SuiteLabels, Gauge>,
     pub reconcile_errors: Family<ErrorLabels, Counter>,
+    pub suite_info: Family<SuiteAgentLabels, Gauge>,
+    /// The Agent last published per suite, so a changed one replaces it.
+    suite_agents: std::sync::Mutex<std::collections::HashMap<(String, String), String>>,
     pub leader: Gauge,
 }
 
 impl Metrics {
+    /// Say which Agent a suite evaluates: one series per suite, so that
+    /// dashboards can join on it (an Agent changed is a series replaced).
+    pub fn set_suite_agent(&self, namespace: &str, suite: &str, agent: String) {
+        let mut known = self.suite_agents.lock().unwrap_or_else(|e| e.into_inner());
+        let key = (namespace.to_string(), suite.to_string());
+        if let Some(old) = known.insert(key, agent.clone())
+            && old != agent
+        {
+            self.suite_info.remove(&SuiteAgentLabels {
+                namespace: namespace.into(),
+                suite: suite.into(),
+                agent: old,
+            });
+        }
+        self.suite_info
+            .get_or_create(&SuiteAgentLabels {
+                namespace: namespace.into(),
+                suite: suite.into(),
+                agent,
+            })
+            .set(1);
+    }
+
     pub fn register(registry: &mut Registry) -> Metrics {
         let metrics = Metrics {
             runs: Family::default(),
@@ -61,6 +96,8 @@ impl Metrics {
             last_success: Family::default(),
             schedule_interval: Family::default(),
             reconcile_errors: Family::default(),
+            suite_info: Family::default(),
+            suite_agents: Default::default(),
             leader: Gauge::default(),
         };
         registry.register(
@@ -97,6 +134,11 @@ impl Metrics {
             "kagent_evals_case_probe_pass_rate",
             "Share of the probe case's runs that passed in the suite's latest run (pass^k when 1)",
             metrics.case_probe_pass_rate.clone(),
+        );
+        registry.register(
+            "kagent_evals_suite_info",
+            "1 for each suite, labelled with the Agent it evaluates (join on namespace and suite)",
+            metrics.suite_info.clone(),
         );
         registry.register(
             "kagent_evals_reconcile_errors",

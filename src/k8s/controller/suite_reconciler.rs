@@ -68,6 +68,20 @@ async fn apply(suite: &EvalSuite, decision: SuiteDecision, ctx: &Context) -> Res
         namespace: namespace.clone(),
         suite: name.clone(),
     };
+    let agent = suite
+        .spec
+        .suite
+        .agent_ref
+        .as_ref()
+        .map(|a| {
+            format!(
+                "{}/{}",
+                a.namespace.as_deref().unwrap_or(&namespace),
+                a.name
+            )
+        })
+        .unwrap_or_default();
+    ctx.metrics.set_suite_agent(&namespace, &name, agent);
     let metrics = &decision.metrics;
     if let Some(passed) = metrics.last_run_passed {
         ctx.metrics

@@ -123,6 +123,7 @@ fn report(cases: &[(&str, Outcome)]) -> Report {
                 sessions_omitted: 0,
                 probe: None,
                 pooled: vec![],
+                references: vec![],
             })
             .collect(),
     }

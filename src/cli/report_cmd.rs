@@ -1,0 +1,68 @@
+//! `kagent-evals report`: a run's JSON report as one self-contained HTML
+//! page, from a file `run --format json` wrote or from an EvalRun's full
+//! report ConfigMap in the cluster.
+
+use super::output::emit;
+use super::{CommandError, Status};
+use crate::core::suite::html::html;
+use crate::core::suite::report::Report;
+use k8s_openapi::api::core::v1::ConfigMap;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// A JSON report (`run --format json`, one suite or several), or
+    /// `evalrun/NAME` for an EvalRun's full report ConfigMap (its suite
+    /// must set `report.configMap`).
+    input: String,
+    /// The EvalRun's namespace (default: the kubeconfig's).
+    #[arg(short, long)]
+    namespace: Option<String>,
+    /// Write the page here instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+pub async fn run(args: ReportArgs) -> Result<Status, CommandError> {
+    let (origin, text) = match args.input.strip_prefix("evalrun/") {
+        Some(name) => (
+            format!("EvalRun {name}"),
+            from_cluster(name, args.namespace.as_deref()).await?,
+        ),
+        None => (
+            args.input.clone(),
+            std::fs::read_to_string(&args.input)
+                .map_err(|e| CommandError(format!("cannot read {}: {e}", args.input)))?,
+        ),
+    };
+    let reports: Vec<Report> = serde_json::from_str::<Vec<Report>>(&text)
+        .or_else(|_| serde_json::from_str::<Report>(&text).map(|r| vec![r]))
+        .map_err(|e| CommandError(format!("{origin} is not a kagent-evals JSON report: {e}")))?;
+    let pages: Vec<String> = reports.iter().map(html).collect();
+    // Several suites: one page each, one after another.
+    emit(args.output.as_deref(), &pages.join("\n"))?;
+    Ok(Status::Ok)
+}
+
+/// The `report.json` of the EvalRun's `NAME-report` ConfigMap.
+async fn from_cluster(run: &str, namespace: Option<&str>) -> Result<String, CommandError> {
+    let client = kube::Client::try_default()
+        .await
+        .map_err(|e| CommandError(format!("cannot reach the cluster: {e}")))?;
+    let namespace = namespace.map_or_else(|| client.default_namespace().to_string(), String::from);
+    let api: kube::Api<ConfigMap> = kube::Api::namespaced(client, &namespace);
+    let name = format!("{run}-report");
+    let found = api
+        .get_opt(&name)
+        .await
+        .map_err(|e| CommandError(format!("cannot read ConfigMap {namespace}/{name}: {e}")))?
+        .ok_or_else(|| {
+            CommandError(format!(
+                "no ConfigMap {namespace}/{name}: the full report is written only for suites with report.configMap: true"
+            ))
+        })?;
+    found
+        .data
+        .and_then(|mut d| d.remove("report.json"))
+        .ok_or_else(|| CommandError(format!("ConfigMap {namespace}/{name} has no report.json")))
+}
