@@ -1,25 +1,17 @@
 //! A suite spec checked and turned into ready-to-run evaluators. Every
 //! problem names the field it is in (`spec.cases[1].evaluators[0]...`).
 
+pub use super::evaluators::{AdkJudge, Evaluator};
 use super::spec::{
     AdkJudgedMetric, Approvals, Case, Defaults, EvaluatorSpec, EvaluatorType, JudgeSpec, ProbeSpec,
-    ResponseMatchSpec, SecretKeyRef, SelectionMetric, SessionMatch, SuiteSpec, UnreadableEvents,
+    SecretKeyRef, SessionMatch, SuiteSpec, UnreadableEvents,
 };
 use crate::core::convert::ConvertOptions;
-use crate::core::judge::adk::Rubric;
-use crate::core::judge::{JudgeTask, Sampling, prompt};
 use crate::core::schedule::Schedule;
-use crate::core::score::ConfigError;
-use crate::core::score::adk::{AdkMatchType, Comparison, ToolUse};
-use crate::core::score::args::{ArgsConfig, Override};
-use crate::core::score::golden::{Budget, ExpectedCall, Price};
-use crate::core::score::trajectory_match::{MatchConfig, MatchMode, Matching};
 use crate::core::session::AgentRef;
 use crate::core::task::RecordChoice;
-use crate::core::trajectory::{Step, messages_from_value, steps};
 use jiff::SignedDuration;
 use regex::Regex;
-use serde_json::Value;
 use std::fmt;
 
 /// A problem in a suite, at a field.
@@ -37,7 +29,7 @@ impl fmt::Display for SuiteError {
 
 impl std::error::Error for SuiteError {}
 
-fn error(path: impl Into<String>, message: impl fmt::Display) -> SuiteError {
+pub(crate) fn error(path: impl Into<String>, message: impl fmt::Display) -> SuiteError {
     SuiteError {
         path: path.into(),
         message: message.to_string(),
@@ -174,83 +166,6 @@ pub struct CompiledEvaluator {
     pub evaluator: Evaluator,
     /// Settings that are valid but probably not meant, with their path.
     pub warning: Option<String>,
-}
-
-/// One of ADK's judged metrics, ready to ask.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AdkJudge {
-    pub metric: AdkJudgedMetric,
-    pub threshold: f64,
-    pub samples: u32,
-    pub temperature: Option<f64>,
-    pub rubrics: Vec<Rubric>,
-    pub include_intermediate: bool,
-    pub evaluate_intermediate: bool,
-    /// The expected final response of each invocation.
-    pub expected: Vec<String>,
-}
-
-/// An evaluator with its settings checked and parsed.
-#[derive(Clone, Debug)]
-pub enum Evaluator {
-    AdkJudge(AdkJudge),
-    ToolsUsed {
-        expected: Vec<String>,
-        mode: MatchMode,
-        matching: Matching,
-    },
-    TrajectoryMatch {
-        reference: Vec<Step>,
-        config: MatchConfig,
-    },
-    ToolTrajectory {
-        expected: Vec<Vec<ToolUse>>,
-        comparison: Comparison,
-        threshold: f64,
-    },
-    ResponseMatch {
-        reference: ResponseReference,
-        threshold: f64,
-    },
-    ToolSelection {
-        expected: Vec<String>,
-        metric: SelectionMetric,
-        threshold: f64,
-    },
-    ArgumentCorrectness {
-        calls: Vec<ExpectedCall>,
-        threshold: f64,
-    },
-    TrajectoryDrift {
-        reference: Vec<String>,
-        threshold: f64,
-    },
-    Loops {
-        window: usize,
-        min_repeats: usize,
-    },
-    Safety {
-        required: Vec<String>,
-        forbidden: Vec<String>,
-    },
-    Budget {
-        budget: Budget,
-        prices: Vec<Price>,
-        per_invocation: bool,
-    },
-    /// An LLM judge gives the verdict.
-    Judged {
-        task: JudgeTask,
-        sampling: Sampling,
-    },
-}
-
-#[derive(Clone, Debug)]
-pub enum ResponseReference {
-    /// Compared with the final response of the last invocation.
-    Last(String),
-    /// One per invocation, in order.
-    PerInvocation(Vec<String>),
 }
 
 /// The CRD's limits, applied on the command line too.
@@ -456,14 +371,10 @@ fn effective_thresholds(cases: &[CompiledCase], at: &str) -> Vec<String> {
         let invocations = case
             .evaluators
             .iter()
-            .find_map(|e| match &e.evaluator {
-                Evaluator::ToolTrajectory { expected, .. } => Some(expected.len()),
-                Evaluator::AdkJudge(j) if !j.expected.is_empty() => Some(j.expected.len()),
-                _ => None,
-            })
+            .find_map(|e| e.evaluator.scorer().expected_invocations())
             .unwrap_or(1);
         for (j, e) in case.evaluators.iter().enumerate() {
-            let Evaluator::AdkJudge(judge) = &e.evaluator else {
+            let Some(judge) = e.evaluator.scorer().adk_judge() else {
                 continue;
             };
             // Groundedness scores are fractions of sentences: no grid.
@@ -644,20 +555,6 @@ fn text_match(m: &SessionMatch, path: &str) -> Result<TextMatch, SuiteError> {
     }
 }
 
-/// The settings field of the evaluator's type, or an error naming it.
-fn settings<'a, T>(
-    field: &'a Option<T>,
-    kind: EvaluatorType,
-    at: &str,
-) -> Result<&'a T, SuiteError> {
-    field.as_ref().ok_or_else(|| {
-        error(
-            format!("{at}.{kind}"),
-            format!("an evaluator of type {kind} needs its settings in the `{kind}` field"),
-        )
-    })
-}
-
 /// Check one evaluator; `defaults` are its suite's, `at` its field path.
 pub fn compile_evaluator(
     e: &EvaluatorSpec,
@@ -675,287 +572,8 @@ pub fn compile_evaluator(
             "an evaluator has the settings field of its own type only",
         ));
     }
-    let here = |field: &str| format!("{at}.{}.{field}", e.kind);
-    let evaluator = match e.kind {
-        EvaluatorType::ToolsUsed => {
-            let s = settings(&e.tools_used, e.kind, at)?;
-            if s.mode == MatchMode::Strict {
-                return Err(error(
-                    here("mode"),
-                    "toolsUsed cannot be strict: a list of tool names has no messages",
-                ));
-            }
-            non_empty(&s.expected, &here("expected"))?;
-            Evaluator::ToolsUsed {
-                expected: s.expected.clone(),
-                mode: s.mode,
-                matching: s.matching,
-            }
-        }
-        EvaluatorType::TrajectoryMatch => {
-            let s = settings(&e.trajectory_match, e.kind, at)?;
-            let messages = messages_from_value(Value::Array(s.reference.clone()))
-                .map_err(|err| error(here("reference"), err))?;
-            let reference = steps(&messages).map_err(|err| {
-                let at = match err.message() {
-                    Some(n) => format!("{}[{}]", here("reference"), n - 1),
-                    None => here("reference"),
-                };
-                error(at, err)
-            })?;
-            let mut args = ArgsConfig {
-                default: s.args_mode.unwrap_or(defaults.args_mode),
-                overrides: Default::default(),
-            };
-            for (k, o) in s.overrides.iter().enumerate() {
-                let parsed = match (o.mode, &o.keys) {
-                    (Some(mode), None) => Override::Mode(mode),
-                    (None, Some(keys)) => Override::Keys(keys.clone()),
-                    _ => {
-                        return Err(error(
-                            format!("{}[{k}]", here("overrides")),
-                            "an override sets exactly one of mode or keys",
-                        ));
-                    }
-                };
-                args.overrides.insert(o.tool.clone(), parsed);
-            }
-            Evaluator::TrajectoryMatch {
-                reference,
-                config: MatchConfig {
-                    mode: s.mode,
-                    args,
-                    matching: s.matching,
-                },
-            }
-        }
-        EvaluatorType::ToolTrajectory => {
-            let s = settings(&e.tool_trajectory, e.kind, at)?;
-            let match_type = match &s.match_type {
-                None => AdkMatchType::Exact,
-                Some(v) => {
-                    AdkMatchType::parse(v).map_err(|ConfigError(m)| error(here("matchType"), m))?
-                }
-            };
-            Evaluator::ToolTrajectory {
-                expected: s.invocations.iter().map(|i| i.tool_uses.clone()).collect(),
-                comparison: Comparison {
-                    match_type,
-                    ignore_args: s.ignore_args,
-                },
-                threshold: unit(s.threshold, &here("threshold"))?,
-            }
-        }
-        EvaluatorType::ResponseMatch => {
-            let s: &ResponseMatchSpec = settings(&e.response_match, e.kind, at)?;
-            let reference = match (&s.reference, &s.invocations) {
-                (Some(text), None) => ResponseReference::Last(text.clone()),
-                (None, Some(each)) => ResponseReference::PerInvocation(
-                    each.iter().map(|r| r.final_response.clone()).collect(),
-                ),
-                _ => {
-                    return Err(error(
-                        format!("{at}.responseMatch"),
-                        "responseMatch needs exactly one of reference or invocations",
-                    ));
-                }
-            };
-            Evaluator::ResponseMatch {
-                reference,
-                threshold: unit(s.threshold, &here("threshold"))?,
-            }
-        }
-        EvaluatorType::ToolSelection => {
-            let s = settings(&e.tool_selection, e.kind, at)?;
-            non_empty(&s.expected, &here("expected"))?;
-            Evaluator::ToolSelection {
-                expected: s.expected.clone(),
-                metric: s.metric,
-                threshold: unit(s.threshold, &here("threshold"))?,
-            }
-        }
-        EvaluatorType::ArgumentCorrectness => {
-            let s = settings(&e.argument_correctness, e.kind, at)?;
-            non_empty(&s.calls, &here("calls"))?;
-            Evaluator::ArgumentCorrectness {
-                calls: s
-                    .calls
-                    .iter()
-                    .map(|c| ExpectedCall {
-                        name: c.name.clone(),
-                        args: c.args.clone(),
-                        keys: c.keys.clone(),
-                    })
-                    .collect(),
-                threshold: unit(s.threshold, &here("threshold"))?,
-            }
-        }
-        EvaluatorType::TrajectoryDrift => {
-            let s = settings(&e.trajectory_drift, e.kind, at)?;
-            Evaluator::TrajectoryDrift {
-                reference: s.reference.clone(),
-                threshold: unit(s.threshold, &here("threshold"))?,
-            }
-        }
-        EvaluatorType::Loops => {
-            let s = settings(&e.loops, e.kind, at)?;
-            if s.min_repeats < 2 {
-                return Err(error(here("minRepeats"), "must be at least 2"));
-            }
-            Evaluator::Loops {
-                window: s.window as usize,
-                min_repeats: s.min_repeats as usize,
-            }
-        }
-        EvaluatorType::Safety => {
-            let s = settings(&e.safety, e.kind, at)?;
-            if s.required.is_empty() && s.forbidden.is_empty() {
-                return Err(error(
-                    format!("{at}.safety"),
-                    "safety needs required or forbidden tools",
-                ));
-            }
-            Evaluator::Safety {
-                required: s.required.clone(),
-                forbidden: s.forbidden.clone(),
-            }
-        }
-        EvaluatorType::Budget => {
-            let s = settings(&e.budget, e.kind, at)?;
-            if s.max_steps.is_none()
-                && s.max_tokens.is_none()
-                && s.max_latency_seconds.is_none()
-                && s.max_cost.is_none()
-            {
-                return Err(error(
-                    format!("{at}.budget"),
-                    "budget needs at least one limit",
-                ));
-            }
-            if s.max_cost.is_some() && s.prices.is_empty() {
-                return Err(error(here("prices"), "maxCost needs prices"));
-            }
-            for (field, value) in [
-                ("maxLatencySeconds", s.max_latency_seconds),
-                ("maxCost", s.max_cost),
-            ] {
-                if value.is_some_and(|v| v.is_nan() || v < 0.0) {
-                    return Err(error(here(field), "must not be negative"));
-                }
-            }
-            Evaluator::Budget {
-                budget: Budget {
-                    max_steps: s.max_steps,
-                    max_tokens: s.max_tokens,
-                    max_latency_seconds: s.max_latency_seconds,
-                    max_cost: s.max_cost,
-                },
-                prices: s
-                    .prices
-                    .iter()
-                    .map(|p| Price {
-                        model: p.model.clone(),
-                        prompt_per_million: p.prompt_per_million_tokens,
-                        completion_per_million: p.completion_per_million_tokens,
-                    })
-                    .collect(),
-                per_invocation: s.per_invocation,
-            }
-        }
-        EvaluatorType::TrajectoryJudge => {
-            let s = settings(&e.trajectory_judge, e.kind, at)?;
-            let reference = if s.reference.is_empty() {
-                None
-            } else {
-                let messages = messages_from_value(Value::Array(s.reference.clone()))
-                    .map_err(|err| error(here("reference"), err))?;
-                steps(&messages).map_err(|err| error(here("reference"), err))?;
-                Some(messages)
-            };
-            Evaluator::Judged {
-                task: JudgeTask::Trajectory {
-                    reference,
-                    continuous: s.continuous,
-                    threshold: unit(s.threshold, &here("threshold"))?,
-                },
-                sampling: sampling(s.num_samples, s.temperature, &s.prompt, &here)?,
-            }
-        }
-        EvaluatorType::AdkJudge => {
-            let s = settings(&e.adk_judge, e.kind, at)?;
-            if s.metric.uses_rubrics() == s.rubrics.is_empty() {
-                return Err(error(
-                    here("rubrics"),
-                    if s.metric.uses_rubrics() {
-                        "a rubric metric needs its rubrics"
-                    } else {
-                        "only the rubric metrics read rubrics"
-                    },
-                ));
-            }
-            let mut ids: Vec<&str> = s.rubrics.iter().map(|r| r.id.as_str()).collect();
-            ids.sort_unstable();
-            if let Some(twice) = ids.windows(2).find(|w| w[0] == w[1]) {
-                return Err(error(
-                    here("rubrics"),
-                    format!("rubric id `{}` is used twice", twice[0]),
-                ));
-            }
-            if (s.metric == AdkJudgedMetric::FinalResponseMatchV2)
-                == s.expected_responses.is_empty()
-            {
-                return Err(error(
-                    here("expectedResponses"),
-                    if s.expected_responses.is_empty() {
-                        "finalResponseMatchV2 compares with the expected responses"
-                    } else {
-                        "only finalResponseMatchV2 reads expected responses"
-                    },
-                ));
-            }
-            if !(1..=9).contains(&s.num_samples) {
-                return Err(error(here("numSamples"), "must be from 1 to 9"));
-            }
-            Evaluator::AdkJudge(AdkJudge {
-                metric: s.metric,
-                threshold: unit(s.threshold, &here("threshold"))?,
-                samples: s.num_samples,
-                temperature: s.temperature,
-                rubrics: s
-                    .rubrics
-                    .iter()
-                    .map(|r| Rubric {
-                        id: r.id.clone(),
-                        text: r.text.clone(),
-                    })
-                    .collect(),
-                include_intermediate: s.include_intermediate_responses_in_final,
-                evaluate_intermediate: s.evaluate_intermediate_nl_responses,
-                expected: s.expected_responses.clone(),
-            })
-        }
-        EvaluatorType::OutcomeJudge => {
-            let s = settings(&e.outcome_judge, e.kind, at)?;
-            if !(1..=5).contains(&s.min_score) {
-                return Err(error(here("minScore"), "must be from 1 to 5"));
-            }
-            Evaluator::Judged {
-                task: JudgeTask::Outcome {
-                    goal: s.goal.clone(),
-                    forbidden: s.forbidden_tools.clone(),
-                    min_score: s.min_score,
-                    require_goal_met: s.require_goal_met,
-                },
-                sampling: sampling(s.num_samples, s.temperature, &s.prompt, &here)?,
-            }
-        }
-    };
-    let samples_at_zero = match &evaluator {
-        Evaluator::Judged { sampling, .. } => Some((sampling.samples, sampling.temperature)),
-        Evaluator::AdkJudge(j) => Some((j.samples, j.temperature)),
-        _ => None,
-    };
-    let warning = match samples_at_zero {
+    let evaluator = e.compile_settings(defaults, at)?;
+    let warning = match evaluator.scorer().sampling() {
         Some((samples, Some(t))) if samples > 1 && t == 0.0 => Some(format!(
             "{at}.{}: {samples} samples at temperature 0 are likely the same answer {samples} times; the vote means little",
             e.kind
@@ -970,29 +588,7 @@ pub fn compile_evaluator(
     })
 }
 
-fn sampling(
-    samples: u32,
-    temperature: Option<f64>,
-    template: &Option<String>,
-    here: &impl Fn(&str) -> String,
-) -> Result<Sampling, SuiteError> {
-    if !(1..=9).contains(&samples) {
-        return Err(error(here("numSamples"), "must be from 1 to 9"));
-    }
-    if temperature.is_some_and(|t| !(0.0..=2.0).contains(&t)) {
-        return Err(error(here("temperature"), "must be from 0 to 2"));
-    }
-    if let Some(template) = template {
-        prompt::check_template(template).map_err(|e| error(here("prompt"), e))?;
-    }
-    Ok(Sampling {
-        samples,
-        temperature,
-        template: template.clone(),
-    })
-}
-
-fn non_empty<T>(items: &[T], path: &str) -> Result<(), SuiteError> {
+pub(crate) fn non_empty<T>(items: &[T], path: &str) -> Result<(), SuiteError> {
     if items.is_empty() {
         Err(error(path, "must not be empty"))
     } else {
@@ -1000,31 +596,10 @@ fn non_empty<T>(items: &[T], path: &str) -> Result<(), SuiteError> {
     }
 }
 
-fn unit(threshold: f64, path: &str) -> Result<f64, SuiteError> {
+pub(crate) fn unit(threshold: f64, path: &str) -> Result<f64, SuiteError> {
     if (0.0..=1.0).contains(&threshold) {
         Ok(threshold)
     } else {
         Err(error(path, "must be between 0 and 1"))
-    }
-}
-
-impl EvaluatorSpec {
-    /// Whether the settings field of this type is set.
-    pub fn has_settings(&self, kind: EvaluatorType) -> bool {
-        match kind {
-            EvaluatorType::ToolsUsed => self.tools_used.is_some(),
-            EvaluatorType::TrajectoryMatch => self.trajectory_match.is_some(),
-            EvaluatorType::ToolTrajectory => self.tool_trajectory.is_some(),
-            EvaluatorType::ResponseMatch => self.response_match.is_some(),
-            EvaluatorType::ToolSelection => self.tool_selection.is_some(),
-            EvaluatorType::ArgumentCorrectness => self.argument_correctness.is_some(),
-            EvaluatorType::TrajectoryDrift => self.trajectory_drift.is_some(),
-            EvaluatorType::Loops => self.loops.is_some(),
-            EvaluatorType::Safety => self.safety.is_some(),
-            EvaluatorType::Budget => self.budget.is_some(),
-            EvaluatorType::TrajectoryJudge => self.trajectory_judge.is_some(),
-            EvaluatorType::OutcomeJudge => self.outcome_judge.is_some(),
-            EvaluatorType::AdkJudge => self.adk_judge.is_some(),
-        }
     }
 }

@@ -6,7 +6,6 @@
 //! the report holds it (`--include-trajectories`).
 
 use super::report::{CaseReport, Evaluation, Reference, Report, SessionReport};
-use super::spec::EvaluatorType;
 use crate::core::trajectory::Message;
 use serde_json::Value;
 use std::fmt::Write;
@@ -157,20 +156,17 @@ fn write_session(page: &mut String, case: &CaseReport, session: &SessionReport) 
         }
         page.push_str("</table>\n");
     }
-    let compared = [
-        EvaluatorType::TrajectoryMatch,
-        EvaluatorType::ToolTrajectory,
-        EvaluatorType::ToolsUsed,
-    ];
     for e in session
         .evaluations
         .iter()
-        .filter(|e| !e.passed && e.error.is_none() && compared.contains(&e.kind))
+        .filter(|e| !e.passed && e.error.is_none())
     {
-        let reference = case.references.iter().find(|r| r.evaluator == e.name);
-        match (reference, session.trajectory.as_deref()) {
-            (Some(reference), Some(trajectory)) => write_comparison(page, e, reference, trajectory),
-            _ => {
+        let Some(reference) = case.references.iter().find(|r| r.evaluator == e.name) else {
+            continue;
+        };
+        match session.trajectory.as_deref() {
+            Some(trajectory) => write_comparison(page, e, reference, trajectory),
+            None => {
                 let _ = writeln!(
                     page,
                     "<p class=\"muted\">{}: the session's calls beside the reference are in the report only with --include-trajectories.</p>",
@@ -246,7 +242,8 @@ fn write_comparison(
         escape(&e.name)
     );
     let actual = session_calls(trajectory);
-    let names_only = e.kind == EvaluatorType::ToolsUsed;
+    // A reference of names only (toolsUsed, ignoreArgs) compares no arguments.
+    let names_only = reference.calls.iter().all(|c| c.args.is_null());
     let rows = actual.len().max(reference.calls.len());
     for i in 0..rows {
         let ours = actual.get(i);

@@ -5,6 +5,7 @@ pub mod adk;
 pub mod agentevals;
 pub mod compile;
 pub mod evaluate;
+pub mod evaluators;
 pub mod html;
 pub mod load;
 mod locate;

@@ -105,9 +105,9 @@ pub struct CaseReport {
     /// ADK decides it: the mean of every run's invocation scores.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pooled: Vec<PooledScore>,
-    /// The tool calls each trajectory evaluator expects, kept with the
-    /// trajectories (they may quote arguments) so a report can show a
-    /// session's calls beside them.
+    /// The tool calls each trajectory evaluator expects (the suite's own
+    /// words), so a report can show a session's calls beside them; left out
+    /// of the logged report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub references: Vec<Reference>,
 }
@@ -129,39 +129,12 @@ pub struct ReferenceCall {
 
 /// The reference calls of a case's trajectory evaluators.
 fn references(case: &crate::core::suite::compile::CompiledCase) -> Vec<Reference> {
-    use crate::core::suite::compile::Evaluator;
     case.evaluators
         .iter()
         .filter_map(|e| {
-            let calls: Vec<ReferenceCall> = match &e.evaluator {
-                Evaluator::TrajectoryMatch { reference, .. } => reference
-                    .iter()
-                    .flat_map(|s| s.calls.iter().flatten())
-                    .map(|c| ReferenceCall {
-                        name: c.name.clone(),
-                        args: serde_json::Value::Object(c.args.clone()),
-                    })
-                    .collect(),
-                Evaluator::ToolTrajectory { expected, .. } => expected
-                    .iter()
-                    .flatten()
-                    .map(|u| ReferenceCall {
-                        name: u.name.clone().unwrap_or_default(),
-                        args: u.args.clone(),
-                    })
-                    .collect(),
-                Evaluator::ToolsUsed { expected, .. } => expected
-                    .iter()
-                    .map(|name| ReferenceCall {
-                        name: name.clone(),
-                        args: serde_json::Value::Null,
-                    })
-                    .collect(),
-                _ => return None,
-            };
             Some(Reference {
                 evaluator: e.name.clone(),
-                calls,
+                calls: e.evaluator.scorer().reference_calls()?,
             })
         })
         .collect()
@@ -503,21 +476,23 @@ impl<'s> ReportBuilder<'s> {
                     // A probe's runs are scored together by ADK's metrics
                     // (see `finish`): a run alone does not decide them.
                     let probing = matches!(case.selector, Selector::Probe(_));
-                    for e in &report.evaluations {
-                        if probing && e.kind == EvaluatorType::AdkJudge {
-                            self.cases[index]
-                                .pooled
-                                .entry(e.name.clone())
-                                .or_default()
-                                .extend(e.invocation_scores.iter().copied());
-                        }
+                    let pooled = |e: &Evaluation| {
+                        probing
+                            && case.evaluators.iter().any(|c| {
+                                c.name == e.name && c.evaluator.scorer().adk_judge().is_some()
+                            })
+                    };
+                    for e in report.evaluations.iter().filter(|e| pooled(e)) {
+                        self.cases[index]
+                            .pooled
+                            .entry(e.name.clone())
+                            .or_default()
+                            .extend(e.invocation_scores.iter().copied());
                     }
                     report.passed = report
                         .evaluations
                         .iter()
-                        .filter(|e| {
-                            !(probing && e.kind == EvaluatorType::AdkJudge && e.error.is_none())
-                        })
+                        .filter(|e| !(pooled(e) && e.error.is_none()))
                         .all(|e| e.passed);
                     report.messages = view.messages.len();
                     report.tools = view.tool_names().into_iter().map(String::from).collect();
@@ -565,8 +540,8 @@ impl<'s> ReportBuilder<'s> {
                 let pooled: Vec<PooledScore> = case
                     .evaluators
                     .iter()
-                    .filter_map(|e| match &e.evaluator {
-                        crate::core::suite::compile::Evaluator::AdkJudge(j) => {
+                    .filter_map(|e| match e.evaluator.scorer().adk_judge() {
+                        Some(j) => {
                             let scores = tally.pooled.get(&e.name)?;
                             let score =
                                 crate::core::judge::adk::mean_of_scored(scores.iter().copied());
@@ -577,7 +552,7 @@ impl<'s> ReportBuilder<'s> {
                                 passed: score.is_some_and(|s| s >= j.threshold),
                             })
                         }
-                        _ => None,
+                        None => None,
                     })
                     .collect();
                 let (outcome, passed) = match (pass_rate, best) {
@@ -619,11 +594,7 @@ impl<'s> ReportBuilder<'s> {
                 CaseReport {
                     probe,
                     pooled,
-                    references: if self.with_trajectories {
-                        references(case)
-                    } else {
-                        Vec::new()
-                    },
+                    references: references(case),
                     name: case.name.clone(),
                     passed,
                     outcome,

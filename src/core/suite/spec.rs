@@ -7,27 +7,35 @@
 //! bad suite at `kubectl apply`.
 
 use crate::core::score::args::ArgsMode;
-use crate::core::score::trajectory_match::{MatchMode, Matching};
+use crate::core::score::trajectory_match::Matching;
 use crate::core::task::RecordChoice;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use super::evaluators::{
+    AdkJudgeSpec, AdkJudgedMetric, ArgsOverride, ArgumentCorrectnessSpec, BudgetSpec,
+    EvaluatorSpec, EvaluatorType, ExpectedCallSpec, ExpectedInvocation, ExpectedResponse,
+    LoopsSpec, OutcomeJudgeSpec, PriceSpec, ResponseMatchSpec, RubricSpec, SafetySpec,
+    SelectionMetric, ToolSelectionSpec, ToolTrajectorySpec, ToolsUsedSpec, TrajectoryDriftSpec,
+    TrajectoryJudgeSpec, TrajectoryMatchSpec,
+};
 
 pub const API_VERSION: &str = "evals.kagent.dev/v1alpha1";
 pub const GROUP: &str = "evals.kagent.dev";
 pub const VERSION: &str = "v1alpha1";
 
 /// A JSON object of any shape.
-fn any_object(_: &mut SchemaGenerator) -> Schema {
+pub(crate) fn any_object(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
 }
 
-fn int_or_string(_: &mut SchemaGenerator) -> Schema {
+pub(crate) fn int_or_string(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"x-kubernetes-int-or-string": true})
 }
 
 /// Reference messages: OpenAI-format, each with a role.
-fn messages(_: &mut SchemaGenerator) -> Schema {
+pub(crate) fn messages(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "type": "array",
         "items": {
@@ -39,11 +47,23 @@ fn messages(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
-fn default_true() -> bool {
+pub(crate) fn default_true() -> bool {
     true
 }
 
-fn one() -> f64 {
+pub(crate) fn is_greedy(m: &Matching) -> bool {
+    *m == Matching::Greedy
+}
+
+pub(crate) fn eight_tenths() -> f64 {
+    0.8
+}
+
+pub(crate) fn one_sample() -> u32 {
+    1
+}
+
+pub(crate) fn one() -> f64 {
     1.0
 }
 
@@ -353,544 +373,6 @@ pub struct SessionMatch {
     /// A Rust regular expression (no look-around).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regex: Option<String>,
-}
-
-/// The evaluator types; each has a field of the same name with its settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum EvaluatorType {
-    ToolsUsed,
-    TrajectoryMatch,
-    ToolTrajectory,
-    ResponseMatch,
-    ToolSelection,
-    ArgumentCorrectness,
-    TrajectoryDrift,
-    Loops,
-    Safety,
-    Budget,
-    TrajectoryJudge,
-    OutcomeJudge,
-    AdkJudge,
-}
-
-impl EvaluatorType {
-    pub const ALL: [EvaluatorType; 13] = [
-        EvaluatorType::ToolsUsed,
-        EvaluatorType::TrajectoryMatch,
-        EvaluatorType::ToolTrajectory,
-        EvaluatorType::ResponseMatch,
-        EvaluatorType::ToolSelection,
-        EvaluatorType::ArgumentCorrectness,
-        EvaluatorType::TrajectoryDrift,
-        EvaluatorType::Loops,
-        EvaluatorType::Safety,
-        EvaluatorType::Budget,
-        EvaluatorType::TrajectoryJudge,
-        EvaluatorType::OutcomeJudge,
-        EvaluatorType::AdkJudge,
-    ];
-
-    /// Whether an LLM judge gives the verdict.
-    pub fn is_judged(self) -> bool {
-        matches!(
-            self,
-            EvaluatorType::TrajectoryJudge | EvaluatorType::OutcomeJudge | EvaluatorType::AdkJudge
-        )
-    }
-
-    /// The name in YAML, which is also the name of its settings field.
-    pub fn field(self) -> &'static str {
-        match self {
-            EvaluatorType::ToolsUsed => "toolsUsed",
-            EvaluatorType::TrajectoryMatch => "trajectoryMatch",
-            EvaluatorType::ToolTrajectory => "toolTrajectory",
-            EvaluatorType::ResponseMatch => "responseMatch",
-            EvaluatorType::ToolSelection => "toolSelection",
-            EvaluatorType::ArgumentCorrectness => "argumentCorrectness",
-            EvaluatorType::TrajectoryDrift => "trajectoryDrift",
-            EvaluatorType::Loops => "loops",
-            EvaluatorType::Safety => "safety",
-            EvaluatorType::Budget => "budget",
-            EvaluatorType::TrajectoryJudge => "trajectoryJudge",
-            EvaluatorType::OutcomeJudge => "outcomeJudge",
-            EvaluatorType::AdkJudge => "adkJudge",
-        }
-    }
-}
-
-impl std::fmt::Display for EvaluatorType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.field())
-    }
-}
-
-/// One evaluator: a name, a type, and the settings field that type names.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schemars(transform = evaluator_rules)]
-pub struct EvaluatorSpec {
-    #[schemars(length(min = 1))]
-    pub name: String,
-    #[serde(rename = "type")]
-    pub kind: EvaluatorType,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools_used: Option<ToolsUsedSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trajectory_match: Option<TrajectoryMatchSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_trajectory: Option<ToolTrajectorySpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response_match: Option<ResponseMatchSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_selection: Option<ToolSelectionSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub argument_correctness: Option<ArgumentCorrectnessSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trajectory_drift: Option<TrajectoryDriftSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loops: Option<LoopsSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub safety: Option<SafetySpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub budget: Option<BudgetSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trajectory_judge: Option<TrajectoryJudgeSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome_judge: Option<OutcomeJudgeSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adk_judge: Option<AdkJudgeSpec>,
-}
-
-/// One of google-adk's judged metrics, scored with ADK's arithmetic: per
-/// invocation `numSamples` judge answers, a majority per rubric (or per
-/// answer), the mean over the session's invocations, and, for a probe's
-/// runs, the mean over every invocation of every run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AdkJudgeSpec {
-    pub metric: AdkJudgedMetric,
-    /// Passing score (ADK has no default).
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub threshold: f64,
-    /// Judge answers per invocation (ADK's default 5; hallucinations asks once).
-    #[serde(default = "five_samples")]
-    #[schemars(range(min = 1, max = 9))]
-    pub num_samples: u32,
-    /// Sampling temperature; the endpoint's default when absent, as in ADK.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0.0, max = 2.0))]
-    pub temperature: Option<f64>,
-    /// The properties a rubric metric checks.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(max = 20))]
-    pub rubrics: Vec<RubricSpec>,
-    /// Judge the text before the final response with it.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub include_intermediate_responses_in_final: bool,
-    /// Hallucinations: judge every text the agent wrote, not only the last.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub evaluate_intermediate_nl_responses: bool,
-    /// finalResponseMatchV2: the expected final response of each invocation.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub expected_responses: Vec<String>,
-}
-
-fn five_samples() -> u32 {
-    5
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum AdkJudgedMetric {
-    /// `rubric_based_final_response_quality_v1`
-    RubricBasedFinalResponseQualityV1,
-    /// `rubric_based_tool_use_quality_v1`
-    RubricBasedToolUseQualityV1,
-    /// `hallucinations_v1`: is every sentence grounded in what the tools said?
-    HallucinationsV1,
-    /// `final_response_match_v2`: a judge comparing the response with the expected one.
-    FinalResponseMatchV2,
-}
-
-impl AdkJudgedMetric {
-    /// ADK's metric name, the key of its verdicts.
-    pub fn adk_name(self) -> &'static str {
-        match self {
-            AdkJudgedMetric::RubricBasedFinalResponseQualityV1 => {
-                "rubric_based_final_response_quality_v1"
-            }
-            AdkJudgedMetric::RubricBasedToolUseQualityV1 => "rubric_based_tool_use_quality_v1",
-            AdkJudgedMetric::HallucinationsV1 => "hallucinations_v1",
-            AdkJudgedMetric::FinalResponseMatchV2 => "final_response_match_v2",
-        }
-    }
-
-    pub fn uses_rubrics(self) -> bool {
-        matches!(
-            self,
-            AdkJudgedMetric::RubricBasedFinalResponseQualityV1
-                | AdkJudgedMetric::RubricBasedToolUseQualityV1
-        )
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RubricSpec {
-    #[schemars(length(min = 1))]
-    pub id: String,
-    #[schemars(length(min = 1))]
-    pub text: String,
-}
-
-impl EvaluatorSpec {
-    /// An evaluator of `kind` with the settings of that kind.
-    pub fn with_settings(
-        name: &str,
-        kind: EvaluatorType,
-        settings: impl Serialize,
-    ) -> Result<Self, String> {
-        let settings = serde_json::to_value(settings).map_err(|e| e.to_string())?;
-        let mut spec = serde_json::json!({"name": name, "type": kind});
-        spec[kind.field()] = settings;
-        serde_json::from_value(spec).map_err(|e| format!("{name}: {e}"))
-    }
-}
-
-/// CEL: the field the type names is set, and no other type's field is.
-fn evaluator_rules(schema: &mut Schema) {
-    let fields: Vec<&str> = EvaluatorType::ALL.iter().map(|t| t.field()).collect();
-    let mut rules: Vec<Value> = fields
-        .iter()
-        .map(|f| {
-            serde_json::json!({
-                "rule": format!("self.type != '{f}' || has(self.{f})"),
-                "message": format!("an evaluator of type {f} needs its settings in the `{f}` field"),
-                "fieldPath": format!(".{f}"),
-                "reason": "FieldValueRequired"
-            })
-        })
-        .collect();
-    let present = fields
-        .iter()
-        .map(|f| format!("has(self.{f})"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    rules.push(serde_json::json!({
-        "rule": format!("[{present}].filter(x, x).size() <= 1"),
-        "message": "an evaluator has the settings field of its own type only"
-    }));
-    schema.insert("x-kubernetes-validations".into(), Value::Array(rules));
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schemars(extend("x-kubernetes-validations" = [
-    {"rule": "self.mode != 'strict'", "message": "toolsUsed cannot be strict: a list of tool names has no messages", "fieldPath": ".mode"}
-]))]
-pub struct ToolsUsedSpec {
-    /// Tool names; arguments are ignored.
-    #[schemars(length(min = 1))]
-    pub expected: Vec<String>,
-    /// superset (default: every expected tool was called), subset (no other tool was), unordered, or inOrder.
-    #[serde(default = "superset")]
-    pub mode: MatchMode,
-    #[serde(default, skip_serializing_if = "is_greedy")]
-    pub matching: Matching,
-}
-
-fn superset() -> MatchMode {
-    MatchMode::Superset
-}
-
-fn is_greedy(m: &Matching) -> bool {
-    *m == Matching::Greedy
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TrajectoryMatchSpec {
-    /// The reference trajectory: OpenAI-format messages.
-    #[schemars(schema_with = "messages")]
-    pub reference: Vec<Value>,
-    /// strict (default), unordered, subset, superset or inOrder.
-    #[serde(default)]
-    pub mode: MatchMode,
-    /// Defaults to the suite's `defaults.argsMode`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub args_mode: Option<ArgsMode>,
-    /// Per-tool argument matching.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub overrides: Vec<ArgsOverride>,
-    #[serde(default, skip_serializing_if = "is_greedy")]
-    pub matching: Matching,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schemars(extend("x-kubernetes-validations" = [
-    {"rule": "has(self.mode) != has(self.keys)", "message": "an override sets exactly one of mode or keys"}
-]))]
-pub struct ArgsOverride {
-    pub tool: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<ArgsMode>,
-    /// Dotted key paths that must agree; others are not compared.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keys: Option<Vec<String>>,
-}
-
-/// Expected tool calls of one invocation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ExpectedInvocation {
-    #[serde(default)]
-    pub tool_uses: Vec<crate::core::score::adk::ToolUse>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ToolTrajectorySpec {
-    /// One entry per invocation (user turn) of the session, in order.
-    #[schemars(length(min = 1))]
-    pub invocations: Vec<ExpectedInvocation>,
-    /// EXACT (default), IN_ORDER or ANY_ORDER; ADK's spellings and 0, 1, 2 are accepted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "int_or_string")]
-    pub match_type: Option<Value>,
-    /// Compare tool names only, not arguments (ADK's `ignore_args`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub ignore_args: bool,
-    /// Passing mean score (default 1.0, as ADK).
-    #[serde(default = "one")]
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub threshold: f64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schemars(extend("x-kubernetes-validations" = [
-    {"rule": "has(self.reference) != has(self.invocations)", "message": "responseMatch needs exactly one of reference or invocations"}
-]))]
-pub struct ResponseMatchSpec {
-    /// The expected final response of the last invocation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference: Option<String>,
-    /// The expected final response of each invocation, in order.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub invocations: Option<Vec<ExpectedResponse>>,
-    /// Passing ROUGE-1 F-measure (default 0.8, as ADK).
-    #[serde(default = "eight_tenths")]
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub threshold: f64,
-}
-
-fn eight_tenths() -> f64 {
-    0.8
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ExpectedResponse {
-    pub final_response: String,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum SelectionMetric {
-    Precision,
-    Recall,
-    #[default]
-    F1,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ToolSelectionSpec {
-    /// The tools the agent should use.
-    #[schemars(length(min = 1))]
-    pub expected: Vec<String>,
-    /// f1 (default), precision or recall.
-    #[serde(default)]
-    pub metric: SelectionMetric,
-    #[serde(default = "one")]
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub threshold: f64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ExpectedCallSpec {
-    pub name: String,
-    #[serde(default)]
-    #[schemars(schema_with = "any_object")]
-    pub args: serde_json::Map<String, Value>,
-    /// The load-bearing keys (dotted paths); all keys of `args` when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keys: Option<Vec<String>>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ArgumentCorrectnessSpec {
-    #[schemars(length(min = 1))]
-    pub calls: Vec<ExpectedCallSpec>,
-    #[serde(default = "one")]
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub threshold: f64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TrajectoryDriftSpec {
-    /// The expected sequence of tool names.
-    pub reference: Vec<String>,
-    /// Passing similarity (difflib ratio, default 0.8).
-    #[serde(default = "eight_tenths")]
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub threshold: f64,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct LoopsSpec {
-    /// Calls before each call that a repeat of its tool and arguments is
-    /// looked for in (default 3, as the reference harness; 0: all of them).
-    #[serde(default = "three")]
-    pub window: u32,
-    /// Occurrences of one (tool, args) signature, among a call and the window before it, that make a loop (default 2).
-    #[serde(default = "two")]
-    #[schemars(range(min = 2))]
-    pub min_repeats: u32,
-}
-
-fn three() -> u32 {
-    3
-}
-
-fn two() -> u32 {
-    2
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schemars(extend("x-kubernetes-validations" = [
-    {"rule": "(has(self.required) && size(self.required) > 0) || (has(self.forbidden) && size(self.forbidden) > 0)", "message": "safety needs required or forbidden tools"}
-]))]
-pub struct SafetySpec {
-    /// Tools that must be called.
-    #[serde(default)]
-    pub required: Vec<String>,
-    /// Tools that must never be called.
-    #[serde(default)]
-    pub forbidden: Vec<String>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schemars(extend("x-kubernetes-validations" = [
-    {"rule": "has(self.maxSteps) || has(self.maxTokens) || has(self.maxLatencySeconds) || has(self.maxCost)", "message": "budget needs at least one limit"},
-    {"rule": "!has(self.maxCost) || (has(self.prices) && size(self.prices) > 0)", "message": "maxCost needs prices", "fieldPath": ".prices"}
-]))]
-pub struct BudgetSpec {
-    /// Tool calls.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_steps: Option<u64>,
-    /// Total tokens from usage metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_tokens: Option<u64>,
-    /// Seconds from the first to the last event.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0.0))]
-    pub max_latency_seconds: Option<f64>,
-    /// In the currency of `prices`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0.0))]
-    pub max_cost: Option<f64>,
-    /// Per model; an entry without `model` prices every other model.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub prices: Vec<PriceSpec>,
-    /// Apply the limits to each invocation instead of the whole session.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub per_invocation: bool,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct PriceSpec {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    pub prompt_per_million_tokens: f64,
-    pub completion_per_million_tokens: f64,
-}
-
-/// An LLM judge asked whether the trajectory is logical, progressing and
-/// efficient (and, with a reference, equivalent to it).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TrajectoryJudgeSpec {
-    /// A good trajectory to compare with: OpenAI-format messages.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(schema_with = "messages")]
-    pub reference: Vec<Value>,
-    /// Score from 0 to 1 and pass at `threshold`, instead of yes or no.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub continuous: bool,
-    /// Passing score of a continuous judgement (default 0.8).
-    #[serde(default = "eight_tenths")]
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub threshold: f64,
-    /// Answers to ask for; the verdict is their majority (default 1).
-    #[serde(default = "one_sample")]
-    #[schemars(range(min = 1, max = 9))]
-    pub num_samples: u32,
-    /// Sampling temperature; the endpoint's default when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0.0, max = 2.0))]
-    pub temperature: Option<f64>,
-    /// A prompt template in place of the built-in one; see docs/judges.md.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt: Option<String>,
-}
-
-/// An LLM judge scoring the outcome on a 1-5 rubric: was the goal met, by
-/// a sound and safe path?
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct OutcomeJudgeSpec {
-    /// The user's goal; the session's first user message when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub goal: Option<String>,
-    /// Tools whose use caps the score at 2, however good the answer.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub forbidden_tools: Vec<String>,
-    /// Passing rubric score (default 4).
-    #[serde(default = "four_of_five")]
-    #[schemars(range(min = 1, max = 5))]
-    pub min_score: u8,
-    /// Also require the judge's `goal_met` (default true).
-    #[serde(default = "default_true")]
-    pub require_goal_met: bool,
-    /// Answers to ask for; the verdict is their median (default 1).
-    #[serde(default = "one_sample")]
-    #[schemars(range(min = 1, max = 9))]
-    pub num_samples: u32,
-    /// Sampling temperature; the endpoint's default when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0.0, max = 2.0))]
-    pub temperature: Option<f64>,
-    /// A prompt template in place of the built-in one; see docs/judges.md.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt: Option<String>,
-}
-
-fn one_sample() -> u32 {
-    1
-}
-
-fn four_of_five() -> u8 {
-    4
 }
 
 /// The OpenAI-compatible chat-completions endpoint judged evaluators ask.
