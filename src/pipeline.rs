@@ -4,11 +4,12 @@
 
 use crate::a2a::{A2aClient, AgentUnavailable, ProbeEnd};
 use crate::core::judge::{Judge, JudgeError};
+use crate::core::parallel::map_in_order;
 use crate::core::session::{Session, SessionKey};
 use crate::core::suite::compile::{CompiledSuite, Probe, Selector};
 use crate::core::suite::report::{Report, ReportBuilder};
 use crate::core::task::Record;
-use crate::source::{SessionQuery, SessionSource, SourceError};
+use crate::source::{RawSession, SessionQuery, SessionSource, SourceError};
 use futures::{StreamExt, TryStreamExt};
 use jiff::Timestamp;
 use std::collections::BTreeSet;
@@ -28,6 +29,7 @@ pub fn query(suite: &CompiledSuite, now: Timestamp) -> SessionQuery {
         since: suite.since.and_then(|d| now.checked_sub(d).ok()),
         limit: Some(suite.limit.unwrap_or(DEFAULT_SESSION_LIMIT)),
         include_sub_agent_sessions: suite.include_sub_agent_sessions,
+        count_events: false,
     }
 }
 
@@ -112,13 +114,11 @@ pub async fn run_suite(
             .map(|s| s.key)
             .collect();
         for batch in listed.chunks(BATCH) {
-            for raw in source
+            let fetched = source
                 .fetch(batch, suite.agent.as_ref(), suite.record)
-                .await?
-            {
-                seen_ids.insert(raw.key.id.clone());
-                run.score(&raw.normalise(), true, judge).await;
-            }
+                .await?;
+            seen_ids.extend(fetched.iter().map(|raw| raw.key.id.clone()));
+            run.score(&normalise(fetched), true, judge).await;
         }
     }
     let named: BTreeSet<&str> = suite
@@ -140,11 +140,14 @@ pub async fn run_suite(
                 run.missing(&key.id, &source.describe());
             }
         }
-        for raw in found {
-            run.score(&raw.normalise(), false, judge).await;
-        }
+        run.score(&normalise(found), false, judge).await;
     }
     Ok(run.finish())
+}
+
+/// Sessions ready to score, read on every core.
+fn normalise(fetched: Vec<RawSession>) -> Vec<Session> {
+    map_in_order(fetched, RawSession::normalise)
 }
 
 /// Send every probe case's task to the Agent, `runs` times each, at most

@@ -1,18 +1,29 @@
 //! Any bytes, read as a JSONL session, redacted, and converted with every
 //! option on and off, must come back as events, issues and messages, never
-//! as a panic; redaction must leave nothing it would redact again.
+//! as a panic; redaction must leave nothing it would redact again; and
+//! wherever the typed reader reads a line, the general reader reads the
+//! same event from it without an issue.
 #![no_main]
 
 use kagent_evals::core::convert::{ConvertOptions, convert, split_by_invocation};
+use kagent_evals::core::event::Event;
+use kagent_evals::core::typed::read_event;
 use kagent_evals::core::ingest::read_jsonl;
 use kagent_evals::core::redact::{find_secrets, redact};
 use kagent_evals::core::session::{Session, SessionKey};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    for line in data.split(|b| *b == b'\n') {
+        let Some(typed) = std::str::from_utf8(line).ok().and_then(read_event) else {
+            continue;
+        };
+        let value: serde_json::Value = serde_json::from_slice(line).expect("typed read it");
+        assert_eq!(Event::from_json(&value), (typed, Vec::new()));
+    }
     let Ok(raw) = read_jsonl(data, "fuzz.jsonl") else { return };
     for row in &raw.events {
-        let mut value = row.value.clone();
+        let mut value = row.value().expect("a read event's JSON parses");
         redact(&mut value);
         assert!(find_secrets(&value).is_empty());
     }

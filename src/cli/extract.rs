@@ -1,7 +1,7 @@
 //! `kagent-evals extract`: one session as a trajectory, its per-event
 //! account, its invocations, or its raw events with secrets redacted.
 
-use super::output::{emit, table, warn_issues};
+use super::output::{Output, table, warn_issues};
 use super::{CommandError, SourceArgs, Status};
 use crate::core::convert::{self, ConvertOptions, split_by_invocation};
 use crate::core::redact;
@@ -90,7 +90,8 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
         eprintln!("warning: session {} has no events", session.key);
         unscorable = true;
     }
-    let text = if args.list_invocations {
+    let mut out = Output::open(args.output.as_deref())?;
+    if args.list_invocations {
         let rows = split_by_invocation(events.iter().copied())
             .into_iter()
             .map(|(id, group)| {
@@ -105,7 +106,7 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
                     if tools.is_empty() { "-".into() } else { tools },
                 ]
             });
-        table(["INVOCATION", "EVENTS", "MESSAGES", "TOOLS"], rows)
+        out.write(&table(["INVOCATION", "EVENTS", "MESSAGES", "TOOLS"], rows))?;
     } else if args.summary {
         let conversion = convert::convert(events.iter().copied(), &options);
         let rows = conversion.account.iter().map(|row| {
@@ -120,7 +121,7 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
         let mut text = table(["#", "AUTHOR", "ROLE", "INVOCATION", "CONTRIBUTED"], rows);
         text.push_str(&conversion.footer());
         text.push('\n');
-        text
+        out.write(&text)?;
     } else {
         let conversion = convert::convert(events.iter().copied(), &options);
         // What the scorers cannot read (arguments that are not an object, say)
@@ -129,13 +130,11 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
             eprintln!("warning: the trajectory cannot be scored: {e}");
             unscorable = true;
         }
-        let shown = redact::redact_messages(&conversion.messages);
-        let mut json = serde_json::to_string_pretty(&shown)
-            .map_err(|e| CommandError(format!("cannot render the trajectory: {e}")))?;
-        json.push('\n');
-        json
-    };
-    emit(args.output.as_deref(), &text)?;
+        // Redacted one message at a time as it is written: a large
+        // session's trajectory is not copied whole.
+        out.write_json_list(conversion.messages.iter().map(redact::redact_message))?;
+    }
+    out.finish()?;
     if let Some(path) = &args.output {
         eprintln!("wrote {}", path.display());
     }
@@ -179,23 +178,28 @@ pub fn write_raw(
     output: Option<&Path>,
 ) -> Result<Status, CommandError> {
     let issues = warn_issues(&raw.raw.issues);
-    let session = raw.clone().normalise();
-    let mut lines = String::new();
+    let mut written = 0usize;
+    let mut out = Output::open(output)?;
     let mut redacted = Vec::new();
     let mut count = 0;
-    for (row, event) in raw.raw.events.into_iter().zip(&session.events) {
-        if invocation.is_some_and(|id| id != event.invocation()) {
+    // Row by row, each freed once written: a session's memory is not held
+    // twice.
+    for row in raw.raw.events {
+        if invocation.is_some_and(|id| id != row.event.invocation()) {
             continue;
         }
-        let mut value = row.value;
+        let mut value = row
+            .value()
+            .map_err(|e| CommandError(format!("{}: {e}", row.origin)))?;
         let redaction = redact::redact(&mut value);
         count += redaction.count;
         redacted.extend(redaction.paths);
-        lines.push_str(&serde_json::to_string(&value).map_err(|e| CommandError(e.to_string()))?);
-        lines.push('\n');
+        let mut line = serde_json::to_string(&value).map_err(|e| CommandError(e.to_string()))?;
+        line.push('\n');
+        out.write(&line)?;
+        written += 1;
     }
-    emit(output, &lines)?;
-    let written = lines.lines().count();
+    out.finish()?;
     let target = output.map_or("stdout".into(), |p| p.display().to_string());
     eprintln!("wrote {written} events to {target}");
     redacted.sort();

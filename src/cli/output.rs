@@ -7,18 +7,65 @@ use std::path::Path;
 
 /// Write `text` to `path`, or to stdout when there is none.
 pub fn emit(path: Option<&Path>, text: &str) -> Result<(), CommandError> {
-    match path {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| CommandError(format!("cannot write {}: {e}", path.display()))),
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout_written(
-                stdout
-                    .write_all(text.as_bytes())
-                    .and_then(|_| stdout.flush()),
-            )
+    let mut output = Output::open(path)?;
+    output.write(text)?;
+    output.finish()
+}
+
+/// Text written as it is made, to a file or stdout, so that a large output
+/// is never held whole.
+pub struct Output<'p> {
+    writer: std::io::BufWriter<Box<dyn Write>>,
+    path: Option<&'p Path>,
+}
+
+impl<'p> Output<'p> {
+    pub fn open(path: Option<&'p Path>) -> Result<Output<'p>, CommandError> {
+        let target: Box<dyn Write> = match path {
+            Some(path) => Box::new(std::fs::File::create(path).map_err(|e| failed(path, e))?),
+            None => Box::new(std::io::stdout().lock()),
+        };
+        Ok(Output {
+            writer: std::io::BufWriter::with_capacity(1 << 16, target),
+            path,
+        })
+    }
+
+    pub fn write(&mut self, text: &str) -> Result<(), CommandError> {
+        let result = self.writer.write_all(text.as_bytes());
+        self.outcome(result)
+    }
+
+    /// `items` as a pretty JSON list and a newline, each item made as it
+    /// is written.
+    pub fn write_json_list<T: serde::Serialize>(
+        &mut self,
+        items: impl IntoIterator<Item = T>,
+    ) -> Result<(), CommandError> {
+        use serde::Serializer;
+        let mut json = serde_json::Serializer::pretty(&mut self.writer);
+        let result = (&mut json)
+            .collect_seq(items)
+            .map_err(std::io::Error::from)
+            .and_then(|()| self.writer.write_all(b"\n"));
+        self.outcome(result)
+    }
+
+    pub fn finish(mut self) -> Result<(), CommandError> {
+        let result = self.writer.flush();
+        self.outcome(result)
+    }
+
+    fn outcome(&self, result: std::io::Result<()>) -> Result<(), CommandError> {
+        match self.path {
+            Some(path) => result.map_err(|e| failed(path, e)),
+            None => stdout_written(result),
         }
     }
+}
+
+fn failed(path: &Path, error: std::io::Error) -> CommandError {
+    CommandError(format!("cannot write {}: {error}", path.display()))
 }
 
 /// The outcome of a write to stdout.

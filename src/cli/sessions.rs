@@ -45,6 +45,7 @@ pub async fn list(args: SessionsArgs) -> Result<Status, CommandError> {
         since,
         limit: Some(args.limit),
         include_sub_agent_sessions: args.include_sub_agent_sessions,
+        count_events: true,
     };
     let sessions = source.list(&query).await?;
     let rows = sessions.into_iter().map(|s| {

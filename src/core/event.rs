@@ -153,17 +153,16 @@ impl Event {
         (event, reader.issues)
     }
 
-    /// The time an event row records, in any of the spellings, without
-    /// reading the rest of it (for ordering rows before normalising them).
-    pub fn timestamp_of(value: &Value) -> Option<Timestamp> {
-        let obj = value.as_object()?;
-        Reader::default().timestamp(obj)
-    }
-
     /// The invocation this event belongs to, `""` when it names none.
     pub fn invocation(&self) -> &str {
         self.invocation_id.as_deref().unwrap_or("")
     }
+}
+
+/// Go's zero `time.Time` (0001-01-01T00:00:00Z, or before) means "unset".
+pub(crate) fn is_go_zero_time(time: Timestamp) -> bool {
+    const GO_ZERO_TIME: i64 = -62_135_596_800;
+    time.as_second() <= GO_ZERO_TIME
 }
 
 #[derive(Default)]
@@ -334,9 +333,7 @@ impl Reader {
         if parsed.is_none() {
             self.issue(&path, "not a valid time");
         }
-        // Go's zero time.Time (0001-01-01T00:00:00Z) means "unset".
-        const GO_ZERO_TIME: i64 = -62_135_596_800;
-        parsed.filter(|t| t.as_second() > GO_ZERO_TIME)
+        parsed.filter(|t| !is_go_zero_time(*t))
     }
 
     fn usage(&mut self, obj: &Map<String, Value>) -> Option<Usage> {

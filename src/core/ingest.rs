@@ -4,7 +4,8 @@
 //! deep, larger than any real event, not an object) becomes an [`Issue`] that
 //! names where it was, and reading goes on with the next line.
 
-use crate::core::event::kind;
+use crate::core::event::{Event, FieldIssue, kind};
+use crate::core::typed;
 use serde_json::Value;
 use std::fmt;
 use std::io::{self, BufRead};
@@ -52,11 +53,34 @@ impl fmt::Display for Issue {
     }
 }
 
-/// One event object as read, with where it came from.
+/// One event as read: where it came from, its JSON text, and the event
+/// read from it with what in it could not be used.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawEvent {
     pub origin: Origin,
-    pub value: Value,
+    /// The event object's JSON (an API row's `data`, unwrapped); it always
+    /// parses, for the commands that show or save events as stored.
+    json: Box<str>,
+    pub event: Event,
+    pub field_issues: Vec<FieldIssue>,
+}
+
+impl RawEvent {
+    /// An event object read the general way.
+    pub fn from_value(origin: Origin, value: Value) -> RawEvent {
+        let (event, field_issues) = Event::from_json(&value);
+        RawEvent {
+            origin,
+            json: value.to_string().into(),
+            event,
+            field_issues,
+        }
+    }
+
+    /// The event object as stored.
+    pub fn value(&self) -> serde_json::Result<Value> {
+        serde_json::from_str(&self.json)
+    }
 }
 
 /// The rows of one source read so far, what could not be used, and what
@@ -104,9 +128,7 @@ pub fn parse_event(bytes: &[u8], origin: Origin) -> Result<Parsed, Issue> {
             format!("not UTF-8 (invalid byte at offset {})", e.valid_up_to()),
         )
     })?;
-    let (value, clamped) = parse_lossy(text).map_err(|e| Issue::new(&origin, json_problem(&e)))?;
-    let (event, inner_clamped) = unwrap_row(value, origin)?;
-    let clamped = clamped + inner_clamped;
+    let (event, clamped) = parse_text(text, origin)?;
     let note = (clamped > 0).then(|| {
         Issue::new(
             &event.origin,
@@ -116,6 +138,23 @@ pub fn parse_event(bytes: &[u8], origin: Origin) -> Result<Parsed, Issue> {
         )
     });
     Ok(Parsed { event, note })
+}
+
+/// The event in one row's JSON text, and how many numbers were clamped:
+/// the typed reader for the plain shape, the general one for the rest.
+fn parse_text(text: &str, origin: Origin) -> Result<(RawEvent, usize), Issue> {
+    if let Some(event) = typed::read_event(text) {
+        let event = RawEvent {
+            origin,
+            json: text.into(),
+            event,
+            field_issues: Vec::new(),
+        };
+        return Ok((event, 0));
+    }
+    let (value, clamped) = parse_lossy(text).map_err(|e| Issue::new(&origin, json_problem(&e)))?;
+    let (event, inner_clamped) = unwrap_row(value, origin)?;
+    Ok((event, clamped + inner_clamped))
 }
 
 /// JSON, with numbers beyond a float's range clamped; how many were.
@@ -192,11 +231,7 @@ fn unwrap_row(value: Value, origin: Origin) -> Result<(RawEvent, usize), Issue> 
             .iter()
             .any(|k| obj.contains_key(*k));
     if !is_row {
-        let event = RawEvent {
-            origin,
-            value: Value::Object(obj),
-        };
-        return Ok((event, 0));
+        return Ok((RawEvent::from_value(origin, Value::Object(obj)), 0));
     }
     let row_origin = match (&origin, obj.get("id").and_then(Value::as_str)) {
         (Origin::Line { file, line }, Some(id)) => Origin::Row {
@@ -206,18 +241,8 @@ fn unwrap_row(value: Value, origin: Origin) -> Result<(RawEvent, usize), Issue> 
         _ => origin,
     };
     match obj.remove("data") {
-        Some(Value::String(inner)) => {
-            let (value, clamped) =
-                parse_lossy(&inner).map_err(|e| Issue::new(&row_origin, json_problem(&e)))?;
-            unwrap_row(value, row_origin).map(|(event, more)| (event, clamped + more))
-        }
-        Some(inner @ Value::Object(_)) => Ok((
-            RawEvent {
-                origin: row_origin,
-                value: inner,
-            },
-            0,
-        )),
+        Some(Value::String(inner)) => parse_text(&inner, row_origin),
+        Some(inner @ Value::Object(_)) => Ok((RawEvent::from_value(row_origin, inner), 0)),
         Some(other) => Err(Issue::new(
             &row_origin,
             format!(
@@ -381,7 +406,7 @@ mod tests {
 "#,
         );
         assert_eq!(out.events.len(), 2);
-        assert_eq!(out.events[0].value["author"], "user");
+        assert_eq!(out.events[0].event.author.as_deref(), Some("user"));
         assert_eq!(out.events[0].origin.to_string(), "s.jsonl:1: event ev-1");
         assert!(
             out.issues[0]

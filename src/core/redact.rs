@@ -239,16 +239,18 @@ fn walk(value: &mut Value, path: &mut String, redaction: &mut Redaction, rename_
 pub fn redact_messages(
     messages: &[crate::core::trajectory::Message],
 ) -> Vec<crate::core::trajectory::Message> {
-    messages
-        .iter()
-        .map(|message| {
-            let mut value = serde_json::to_value(message).expect("messages serialise");
-            if redact(&mut value).count == 0 {
-                return message.clone();
-            }
-            serde_json::from_value(value).unwrap_or_else(|_| message.clone())
-        })
-        .collect()
+    messages.iter().map(redact_message).collect()
+}
+
+/// One message with its secrets redacted.
+pub fn redact_message(
+    message: &crate::core::trajectory::Message,
+) -> crate::core::trajectory::Message {
+    let mut value = serde_json::to_value(message).expect("messages serialise");
+    if redact(&mut value).count == 0 {
+        return message.clone();
+    }
+    serde_json::from_value(value).unwrap_or_else(|_| message.clone())
 }
 
 /// Query parameters whose values are credentials (`?token=`, `&api_key=`).

@@ -1,7 +1,7 @@
 //! A session: its key, its events in order, and what could not be read.
 
 use crate::core::event::{Content, Event, Part};
-use crate::core::ingest::{Issue, RawEvents};
+use crate::core::ingest::{Issue, Origin, RawEvents};
 use crate::core::task::Record;
 use std::fmt;
 
@@ -56,21 +56,19 @@ impl Session {
     /// by where its event came from.
     pub fn from_raw(key: SessionKey, agent_id: Option<String>, raw: RawEvents) -> Session {
         let mut issues = raw.issues;
-        let events: Vec<Event> = raw
-            .events
-            .iter()
-            .map(|row| {
-                let (event, field_issues) = Event::from_json(&row.value);
-                issues.extend(
-                    field_issues
-                        .into_iter()
-                        .map(|f| Issue::new(&row.origin, f.to_string())),
-                );
-                event
-            })
-            .collect();
+        let mut events = Vec::with_capacity(raw.events.len());
+        let mut origins = Vec::with_capacity(raw.events.len());
+        for row in raw.events {
+            issues.extend(
+                row.field_issues
+                    .iter()
+                    .map(|f| Issue::new(&row.origin, f.to_string())),
+            );
+            events.push(row.event);
+            origins.push(row.origin);
+        }
         let mut notes = raw.notes;
-        notes.extend(oddities(&events, &raw.events));
+        notes.extend(oddities(&events, &origins));
         Session {
             key,
             agent_id,
@@ -104,20 +102,20 @@ const ODDITIES_NOTED: usize = 10;
 
 /// Event ids seen more than once, and tool results whose call id no call
 /// before them carries: signs of rows written twice or lost.
-fn oddities(events: &[Event], rows: &[crate::core::ingest::RawEvent]) -> Vec<Issue> {
+fn oddities(events: &[Event], origins: &[Origin]) -> Vec<Issue> {
     let mut notes = Vec::new();
     let mut seen_ids = std::collections::HashSet::new();
     let mut repeated = 0usize;
     let mut calls = std::collections::HashSet::new();
     let mut orphans = 0usize;
-    for (event, row) in events.iter().zip(rows) {
+    for (event, origin) in events.iter().zip(origins) {
         if let Some(id) = event.id.as_deref().filter(|id| !id.is_empty())
             && !seen_ids.insert(id)
         {
             repeated += 1;
             if repeated <= ODDITIES_NOTED {
                 notes.push(Issue::new(
-                    &row.origin,
+                    origin,
                     format!("event id {id} appears more than once"),
                 ));
             }
@@ -136,7 +134,7 @@ fn oddities(events: &[Event], rows: &[crate::core::ingest::RawEvent]) -> Vec<Iss
                     orphans += 1;
                     if orphans <= ODDITIES_NOTED {
                         notes.push(Issue::new(
-                            &row.origin,
+                            origin,
                             format!("a result of `{name}` answers call {id}, which no earlier event makes"),
                         ));
                     }

@@ -145,19 +145,19 @@ pub fn task_events(
             &mut calls,
         )
         .map_err(|why| Issue::new(origin.clone(), why))?;
-        events.push(RawEvent { origin, value });
+        events.push(RawEvent::from_value(origin, value));
     }
     if let Some(error) = failure(task, protocol) {
-        events.push(RawEvent {
-            origin: task_origin(source, task_id, history.len()),
-            value: json!({
+        events.push(RawEvent::from_value(
+            task_origin(source, task_id, history.len()),
+            json!({
                 "id": format!("{task_id}-status"),
                 "invocation_id": task_invocation,
                 "author": "agent",
                 "error_code": "TASK_FAILED",
                 "error_message": error,
             }),
-        });
+        ));
     }
     Ok(events)
 }
@@ -388,7 +388,7 @@ mod tests {
             task_events(task, protocol, &source())
                 .unwrap()
                 .into_iter()
-                .map(|e| e.value)
+                .map(|e| e.value().unwrap())
                 .collect()
         };
         let legacy = values(&legacy, Protocol::Legacy);
@@ -411,7 +411,7 @@ mod tests {
             "message": {"parts": [{"kind": "text", "text": "order A-17 does not exist"}]}}});
         let events = task_events(&failed, Protocol::Legacy, &source()).unwrap();
         assert_eq!(
-            events[0].value["error_message"],
+            events[0].value().unwrap()["error_message"],
             "order A-17 does not exist"
         );
         let odd = json!({"id": "t", "history": [{"role": "agent", "parts": [

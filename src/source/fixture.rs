@@ -11,6 +11,7 @@ use super::{
     RawSession, SessionQuery, SessionSource, SessionSummary, SourceError, StoredTask, TaskData,
 };
 use crate::core::ingest::{RawEvents, read_jsonl};
+use crate::core::parallel::map_in_order;
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use std::path::{Path, PathBuf};
@@ -64,8 +65,12 @@ impl FixtureSource {
             raw,
             record: Record::Events,
         };
-        let holds_tasks =
-            !session.raw.events.is_empty() && session.raw.events.iter().all(|e| is_task(&e.value));
+        let holds_tasks = !session.raw.events.is_empty()
+            && session
+                .raw
+                .events
+                .iter()
+                .all(|e| e.value().is_ok_and(|value| is_task(&value)));
         let wrong = |holds: &str| SourceError::Config(format!("{} holds {holds}", path.display()));
         match (holds_tasks, record) {
             (true, RecordChoice::Events) => Err(wrong("A2A tasks, not ADK events")),
@@ -74,15 +79,17 @@ impl FixtureSource {
             (true, _) => {
                 let mut tasks: Vec<StoredTask> = Vec::new();
                 for row in std::mem::take(&mut session.raw.events) {
-                    let id = row
-                        .value
+                    let value = row
+                        .value()
+                        .map_err(|e| SourceError::Config(format!("{}: {e}", row.origin)))?;
+                    let id = value
                         .get("id")
                         .and_then(|v| v.as_str())
                         .unwrap_or("")
                         .to_string();
                     let task = StoredTask {
                         id: id.clone(),
-                        data: TaskData::Json(row.value),
+                        data: TaskData::Json(value),
                         protocol: None,
                     };
                     match tasks.iter_mut().find(|t| t.id == id) {
@@ -151,21 +158,31 @@ impl SessionSource for FixtureSource {
     }
 
     async fn list(&self, query: &SessionQuery) -> Result<Vec<SessionSummary>, SourceError> {
-        let mut out = Vec::new();
-        for (id, path) in self.files.iter().take(query.limit.unwrap_or(usize::MAX)) {
-            let session = self.read(id, path, RecordChoice::Auto)?;
+        let listed: Vec<&(String, PathBuf)> = self
+            .files
+            .iter()
+            .take(query.limit.unwrap_or(usize::MAX))
+            .collect();
+        // Counting means reading; a run reads each session once, when it
+        // fetches it.
+        map_in_order(listed, |(id, path)| {
+            let events = match query.count_events {
+                true => Some(self.read(id, path, RecordChoice::Auto)?.raw.events.len() as u64),
+                false => None,
+            };
             let updated = std::fs::metadata(path)
                 .and_then(|m| m.modified())
                 .ok()
                 .and_then(|t| jiff::Timestamp::try_from(t).ok());
-            out.push(SessionSummary {
-                key: session.key,
+            Ok(SessionSummary {
+                key: SessionKey::new(id.clone(), None),
                 agent_id: None,
-                events: Some(session.raw.events.len() as u64),
+                events,
                 updated,
-            });
-        }
-        Ok(out)
+            })
+        })
+        .into_iter()
+        .collect()
     }
 
     async fn fetch(
@@ -174,17 +191,23 @@ impl SessionSource for FixtureSource {
         _agent: Option<&AgentRef>,
         record: RecordChoice,
     ) -> Result<Vec<RawSession>, SourceError> {
-        let mut out = Vec::new();
-        for key in keys {
-            let found = if self.single {
-                self.files.first()
-            } else {
-                self.files.iter().find(|(id, _)| *id == key.id)
-            };
-            if let Some((_, path)) = found {
-                out.push(self.read(&key.id, path, record)?);
-            }
-        }
-        Ok(out)
+        let found: Vec<(&str, &Path)> = keys
+            .iter()
+            .filter_map(|key| {
+                let found = if self.single {
+                    self.files.first()
+                } else {
+                    self.files
+                        .binary_search_by(|(id, _)| id.as_str().cmp(&key.id))
+                        .ok()
+                        .map(|at| &self.files[at])
+                };
+                found.map(|(_, path)| (key.id.as_str(), path.as_path()))
+            })
+            .collect();
+        // Files are read on every core, the way sessions are scored.
+        map_in_order(found, |(id, path)| self.read(id, path, record))
+            .into_iter()
+            .collect()
     }
 }

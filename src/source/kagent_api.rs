@@ -14,7 +14,7 @@ use super::{
     RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
     StoredTask, TaskData,
 };
-use crate::core::ingest::{Issue, Origin, Parsed, parse_event};
+use crate::core::ingest::{Issue, Origin, Parsed, RawEvent, parse_event};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use crate::http_client::{self, HttpError, Retry};
@@ -365,10 +365,7 @@ impl KagentApi {
             let parsed = match row.get("data") {
                 Some(Value::String(text)) => parse_event(text.as_bytes(), origin),
                 Some(value @ Value::Object(_)) => Ok(Parsed {
-                    event: crate::core::ingest::RawEvent {
-                        origin,
-                        value: value.clone(),
-                    },
+                    event: RawEvent::from_value(origin, value.clone()),
                     note: None,
                 }),
                 _ => Err(Issue::new(&origin, "event row has no `data`")),

@@ -27,6 +27,9 @@ pub struct SessionQuery {
     pub limit: Option<usize>,
     /// Also sessions a parent agent opened to call this one as a tool.
     pub include_sub_agent_sessions: bool,
+    /// Count each session's events, for a listing shown to a user; sources
+    /// that must read a session to count it leave the count out otherwise.
+    pub count_events: bool,
 }
 
 /// One row of a session listing.
@@ -218,15 +221,8 @@ impl SessionRows {
 /// inside the event, then the event id.
 fn order_rows(rows: &mut [(Option<i64>, RawEvent)]) {
     rows.sort_by(|(a_created, a), (b_created, b)| {
-        let time = |e: &RawEvent| crate::core::event::Event::timestamp_of(&e.value);
-        let id = |e: &RawEvent| {
-            e.value
-                .get("id")
-                .or_else(|| e.value.get("ID"))
-                .and_then(|v| v.as_str())
-                .map(String::from)
-        };
-        (a_created, time(a), id(a)).cmp(&(b_created, time(b), id(b)))
+        let (a, b) = (&a.event, &b.event);
+        (a_created, a.timestamp, a.id.as_deref()).cmp(&(b_created, b.timestamp, b.id.as_deref()))
     });
 }
 

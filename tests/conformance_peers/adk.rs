@@ -178,7 +178,11 @@ fn run(
     for (index, case) in compiled.cases.iter().enumerate() {
         let mut builder = ReportBuilder::new(compiled);
         if let Some(invocations) = actual(&case.name) {
-            block_on(builder.score(&session_of(&invocations), true, &None::<Never>));
+            block_on(builder.score(
+                std::slice::from_ref(&session_of(&invocations)),
+                true,
+                &None::<Never>,
+            ));
         }
         let report = builder.finish();
         let case_report = &report.cases[index];

@@ -9,12 +9,14 @@
 //! makes its case an Error unless the case fails on what it did score.
 
 use super::compile::{CompiledSuite, Selector};
-use super::evaluate::{SessionView, evaluate_judged};
+use super::evaluate::{Judgement, SessionView, evaluate, evaluate_judged};
 use super::load::NotRun;
 use super::spec::{EvaluatorType, UnreadableEvents};
 use crate::core::ingest::Issue;
 use crate::core::judge::{Judge, JudgeUsage};
+use crate::core::parallel::map_in_order;
 use crate::core::score::Score;
+use crate::core::score::Verdict;
 use crate::core::session::Session;
 use crate::core::task::Record;
 use serde::{Deserialize, Serialize};
@@ -272,6 +274,15 @@ impl Report {
     }
 }
 
+/// One case's verdict on one session, before it is filed.
+enum Scored {
+    /// Not scored: it could not be read whole.
+    Unreadable(SessionReport),
+    /// Scored, with the invocation scores of ADK's judged metrics a probe
+    /// pools over its runs.
+    Scored(SessionReport, Vec<(String, Vec<Option<f64>>)>),
+}
+
 /// One case's sessions so far.
 #[derive(Default)]
 struct CaseTally {
@@ -345,24 +356,30 @@ impl<'s> ReportBuilder<'s> {
         self.searched = Some(description);
     }
 
-    /// Score one session with every case it belongs to. `selected` says the
-    /// session is one of the run's selected sessions (cases without a
-    /// `sessionId` score only those); a session fetched by id is not.
-    /// Judged evaluators ask `judge`.
-    pub async fn score(&mut self, session: &Session, selected: bool, judge: &impl Judge) {
-        let first_user = session.first_user_text();
-        for index in 0..self.suite.cases.len() {
-            let applies = match &self.suite.cases[index].selector {
-                Selector::SessionId(id) => *id == session.key.id,
-                Selector::FirstUserMessage(m) => {
-                    selected && first_user.is_some_and(|t| m.matches(t))
+    /// Score sessions with every case they belong to. `selected` says the
+    /// sessions are among the run's selected sessions (cases without a
+    /// `sessionId` score only those); sessions fetched by id are not.
+    /// Judged evaluators ask `judge`, one session at a time; suites without
+    /// them are scored on every core. Either way the report is the same, in
+    /// the same order, as scoring the sessions one by one.
+    pub async fn score(&mut self, sessions: &[Session], selected: bool, judge: &impl Judge) {
+        if !self.suite.uses_judge() {
+            let this = &*self;
+            let scored = map_in_order(sessions.iter().collect(), |session| {
+                this.score_offline(session, selected)
+            });
+            for (session, results) in sessions.iter().zip(scored) {
+                for (index, outcome) in results {
+                    self.record(index, session, outcome);
                 }
-                Selector::All => selected,
-                // Only the sessions its own runs made, given by the run.
-                Selector::Probe(_) => false,
-            };
-            if applies {
-                self.score_case(index, session, judge).await;
+            }
+            return;
+        }
+        for session in sessions {
+            for index in 0..self.suite.cases.len() {
+                if self.applies(index, session, selected) {
+                    self.score_case(index, session, judge).await;
+                }
             }
         }
     }
@@ -402,107 +419,191 @@ impl<'s> ReportBuilder<'s> {
     }
 
     async fn score_case(&mut self, index: usize, session: &Session, judge: &impl Judge) {
-        let case = &self.suite.cases[index];
-        {
-            let key = (session.key.id.clone(), session.key.user_id.clone());
-            self.scored.insert(key.clone());
-            let mut report = SessionReport {
-                session_id: session.key.id.clone(),
-                user_id: session.key.user_id.clone(),
-                record: session.record,
-                passed: false,
-                error: None,
-                unreadable: false,
-                messages: 0,
-                tools: Vec::new(),
-                issues: session.issues.clone(),
-                notes: session.notes.clone(),
-                evaluations: Vec::new(),
-                trajectory: None,
-            };
-            let incomplete = match (session.events.is_empty(), session.issues.len()) {
-                (true, 0) => Some("the session has no events: nothing to score".to_string()),
-                (true, n) => Some(format!(
-                    "none of the session's events could be read ({n} problem(s))"
-                )),
-                (false, 0) => None,
-                (false, _) if self.suite.unreadable_events == UnreadableEvents::Skip => None,
-                (false, n) => Some(format!(
-                    "{n} event(s) or field(s) could not be read, so the session was not scored (set unreadableEvents: skip to score what was read)"
-                )),
-            };
-            if let Some(why) = incomplete {
-                self.unreadable.insert(key);
-                report.unreadable = true;
-                report.error = Some(why);
-                self.cases[index].add(report);
-                return;
-            }
-            match SessionView::new(session, case) {
-                Err(error) => report.error = Some(error),
-                Ok(view) => {
-                    for e in &case.evaluators {
-                        let result =
-                            evaluate_judged(&e.evaluator, &view, judge, &mut self.judge_usage)
-                                .await;
-                        report.evaluations.push(match result {
-                            Ok((v, judgement)) => Evaluation {
-                                name: e.name.clone(),
-                                kind: e.kind,
-                                key: Some(v.key),
-                                score: Some(v.score),
-                                passed: v.passed,
-                                comment: v.comment,
-                                error: None,
-                                reasoning: judgement
-                                    .reasoning
-                                    .filter(|_| self.with_trajectories)
-                                    .map(|r| crate::core::redact::redact_text(&r).0),
-                                invocation_scores: judgement.invocation_scores,
-                            },
-                            Err(error) => Evaluation {
-                                name: e.name.clone(),
-                                kind: e.kind,
-                                key: None,
-                                score: None,
-                                passed: false,
-                                comment: None,
-                                error: Some(error),
-                                reasoning: None,
-                                invocation_scores: Vec::new(),
-                            },
-                        });
-                    }
-                    // A probe's runs are scored together by ADK's metrics
-                    // (see `finish`): a run alone does not decide them.
-                    let probing = matches!(case.selector, Selector::Probe(_));
-                    let pooled = |e: &Evaluation| {
-                        probing
-                            && case.evaluators.iter().any(|c| {
-                                c.name == e.name && c.evaluator.scorer().adk_judge().is_some()
-                            })
-                    };
-                    for e in report.evaluations.iter().filter(|e| pooled(e)) {
-                        self.cases[index]
-                            .pooled
-                            .entry(e.name.clone())
-                            .or_default()
-                            .extend(e.invocation_scores.iter().copied());
-                    }
-                    report.passed = report
-                        .evaluations
-                        .iter()
-                        .filter(|e| !(pooled(e) && e.error.is_none()))
-                        .all(|e| e.passed);
-                    report.messages = view.messages.len();
-                    report.tools = view.tool_names().into_iter().map(String::from).collect();
-                    report.trajectory = self
-                        .with_trajectories
-                        .then(|| crate::core::redact::redact_messages(&view.messages));
+        let scored = match self.view(index, session) {
+            Err(scored) => *scored,
+            Ok((report, view)) => {
+                let mut results = Vec::new();
+                for e in &self.suite.cases[index].evaluators {
+                    results.push(
+                        evaluate_judged(&e.evaluator, &view, judge, &mut self.judge_usage).await,
+                    );
                 }
+                self.complete(index, report, &view, results)
             }
-            self.cases[index].add(report);
+        };
+        self.record(index, session, scored);
+    }
+
+    /// Every case's verdict on one session, without a judge.
+    fn score_offline(&self, session: &Session, selected: bool) -> Vec<(usize, Scored)> {
+        (0..self.suite.cases.len())
+            .filter(|&index| self.applies(index, session, selected))
+            .map(|index| {
+                let scored = match self.view(index, session) {
+                    Err(scored) => *scored,
+                    Ok((report, view)) => {
+                        let results = self.suite.cases[index]
+                            .evaluators
+                            .iter()
+                            .map(|e| {
+                                evaluate(&e.evaluator, &view).map(|v| (v, Judgement::default()))
+                            })
+                            .collect();
+                        self.complete(index, report, &view, results)
+                    }
+                };
+                (index, scored)
+            })
+            .collect()
+    }
+
+    fn applies(&self, index: usize, session: &Session, selected: bool) -> bool {
+        match &self.suite.cases[index].selector {
+            Selector::SessionId(id) => *id == session.key.id,
+            Selector::FirstUserMessage(m) => {
+                selected && session.first_user_text().is_some_and(|t| m.matches(t))
+            }
+            Selector::All => selected,
+            // Only the sessions its own runs made, given by the run.
+            Selector::Probe(_) => false,
         }
+    }
+
+    /// The session's report so far and what the case sees of it; or, when
+    /// it cannot be scored (no events, events that could not be read, or no
+    /// view for the case), its report saying why.
+    fn view<'a>(
+        &self,
+        index: usize,
+        session: &'a Session,
+    ) -> Result<(SessionReport, SessionView<'a>), Box<Scored>> {
+        let mut report = SessionReport {
+            session_id: session.key.id.clone(),
+            user_id: session.key.user_id.clone(),
+            record: session.record,
+            passed: false,
+            error: None,
+            unreadable: false,
+            messages: 0,
+            tools: Vec::new(),
+            issues: session.issues.clone(),
+            notes: session.notes.clone(),
+            evaluations: Vec::new(),
+            trajectory: None,
+        };
+        let incomplete = match (session.events.is_empty(), session.issues.len()) {
+            (true, 0) => Some("the session has no events: nothing to score".to_string()),
+            (true, n) => Some(format!(
+                "none of the session's events could be read ({n} problem(s))"
+            )),
+            (false, 0) => None,
+            (false, _) if self.suite.unreadable_events == UnreadableEvents::Skip => None,
+            (false, n) => Some(format!(
+                "{n} event(s) or field(s) could not be read, so the session was not scored (set unreadableEvents: skip to score what was read)"
+            )),
+        };
+        if let Some(why) = incomplete {
+            report.unreadable = true;
+            report.error = Some(why);
+            return Err(Box::new(Scored::Unreadable(report)));
+        }
+        match SessionView::new(session, &self.suite.cases[index]) {
+            Ok(view) => Ok((report, view)),
+            Err(error) => {
+                report.error = Some(error);
+                Err(Box::new(Scored::Scored(report, Vec::new())))
+            }
+        }
+    }
+
+    /// The report with the evaluators' results on the session's view.
+    fn complete(
+        &self,
+        index: usize,
+        mut report: SessionReport,
+        view: &SessionView<'_>,
+        results: Vec<Result<(Verdict, Judgement), String>>,
+    ) -> Scored {
+        let case = &self.suite.cases[index];
+        for (e, result) in case.evaluators.iter().zip(results) {
+            report.evaluations.push(match result {
+                Ok((v, judgement)) => Evaluation {
+                    name: e.name.clone(),
+                    kind: e.kind,
+                    key: Some(v.key),
+                    score: Some(v.score),
+                    passed: v.passed,
+                    comment: v.comment,
+                    error: None,
+                    reasoning: judgement
+                        .reasoning
+                        .filter(|_| self.with_trajectories)
+                        .map(|r| crate::core::redact::redact_text(&r).0),
+                    invocation_scores: judgement.invocation_scores,
+                },
+                Err(error) => Evaluation {
+                    name: e.name.clone(),
+                    kind: e.kind,
+                    key: None,
+                    score: None,
+                    passed: false,
+                    comment: None,
+                    error: Some(error),
+                    reasoning: None,
+                    invocation_scores: Vec::new(),
+                },
+            });
+        }
+        // A probe's runs are scored together by ADK's metrics (see
+        // `finish`): a run alone does not decide them.
+        let probing = matches!(case.selector, Selector::Probe(_));
+        let pooled = |e: &Evaluation| {
+            probing
+                && case
+                    .evaluators
+                    .iter()
+                    .any(|c| c.name == e.name && c.evaluator.scorer().adk_judge().is_some())
+        };
+        let pooled_scores: Vec<(String, Vec<Option<f64>>)> = report
+            .evaluations
+            .iter()
+            .filter(|e| pooled(e))
+            .map(|e| (e.name.clone(), e.invocation_scores.clone()))
+            .collect();
+        report.passed = report
+            .evaluations
+            .iter()
+            .filter(|e| !(pooled(e) && e.error.is_none()))
+            .all(|e| e.passed);
+        report.messages = view.messages.len();
+        report.tools = view.tool_names().into_iter().map(String::from).collect();
+        report.trajectory = self
+            .with_trajectories
+            .then(|| crate::core::redact::redact_messages(&view.messages));
+        Scored::Scored(report, pooled_scores)
+    }
+
+    /// File one case's verdict on one session.
+    fn record(&mut self, index: usize, session: &Session, scored: Scored) {
+        let key = (session.key.id.clone(), session.key.user_id.clone());
+        self.scored.insert(key.clone());
+        let report = match scored {
+            Scored::Unreadable(report) => {
+                self.unreadable.insert(key);
+                report
+            }
+            Scored::Scored(report, pooled) => {
+                for (name, scores) in pooled {
+                    self.cases[index]
+                        .pooled
+                        .entry(name)
+                        .or_default()
+                        .extend(scores);
+                }
+                report
+            }
+        };
+        self.cases[index].add(report);
     }
 
     /// A session a case names could not be found.

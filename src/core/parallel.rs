@@ -1,0 +1,49 @@
+//! Work spread over every core, results in input order: sessions are
+//! independent, and a report must not depend on which finished first.
+
+/// `f` applied to every item, on up to one thread per core.
+pub fn map_in_order<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync) -> Vec<U> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads == 1 || items.len() < 2 {
+        return items.into_iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let mut parts = Vec::with_capacity(threads);
+    let mut rest = items;
+    while rest.len() > chunk {
+        let tail = rest.split_off(chunk);
+        parts.push(rest);
+        rest = tail;
+    }
+    parts.push(rest);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = parts
+            .into_iter()
+            .map(|part| scope.spawn(move || part.into_iter().map(f).collect::<Vec<U>>()))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::map_in_order;
+
+    #[test]
+    fn keeps_the_input_order() {
+        let items: Vec<u64> = (0..1001).collect();
+        let doubled = map_in_order(items, |n| {
+            // Uneven work, so the threads finish out of order.
+            std::thread::sleep(std::time::Duration::from_micros(1000 - n % 1000));
+            n * 2
+        });
+        assert_eq!(doubled, (0..1001).map(|n| n * 2).collect::<Vec<_>>());
+    }
+}
