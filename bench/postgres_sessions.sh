@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # kagent's PostgreSQL with SESSIONS sessions of EVENTS events each, listed,
 # fetched and scored end to end by `kagent-evals run` with the weather
-# suite. Prints rows per second and peak memory of each step.
+# suite. Prints rows per second and peak memory of each step, and the run
+# as a ratio of the floor: psql's COPY of exactly those event rows out of
+# the same database.
 #
 # usage: bench/postgres_sessions.sh [SESSIONS] [EVENTS]   (default 10000 20)
 # KAGENT_EVALS_BENCH_DATABASE_URL: an empty database to use instead of a
@@ -49,6 +51,7 @@ measure() {
     exit 2
   fi
   read -r seconds kilobytes < <(tail -n 1 "$work/time")
+  last_seconds=$seconds
   awk -v l="$label" -v s="$seconds" -v k="$kilobytes" -v r="$rows" 'BEGIN {
     printf "%-28s %7.2f s  %9.0f event rows/s  peak RSS %6.1f MiB\n", l, s, r / s, k / 1024
   }'
@@ -57,5 +60,9 @@ measure() {
 measure "list (sessions)" "$binary" sessions --source kagent-postgres --agent bench/weather-assistant --limit "$sessions"
 listed=$(($(wc -l < "$work/out") - 1))
 measure "list, fetch, score (run)" "$binary" run "$work/suite.yaml" --source kagent-postgres --format json
+run_seconds=$last_seconds
 scored=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["sessions"])' "$work/out")
 echo "listed $listed sessions, scored $scored"
+measure "COPY of the event rows" "$psql" -q "$url" -c \
+  "COPY (SELECT data FROM event WHERE deleted_at IS NULL ORDER BY session_id, created_at) TO STDOUT"
+awk -v r="$run_seconds" -v f="$last_seconds" 'BEGIN { printf "run / COPY floor: %.2fx   (aim: at most 1.5x)\n", r / f }'
