@@ -3,7 +3,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use kagent_evals::core::convert::{ConvertOptions, convert};
-use kagent_evals::core::ingest::read_jsonl;
+use kagent_evals::core::ingest::{KeepJson, read_jsonl};
 use kagent_evals::core::score::match_case::MatchCase;
 use kagent_evals::core::score::{difflib, rouge};
 use kagent_evals::core::session::{Session, SessionKey};
@@ -18,7 +18,7 @@ fn data(path: &str) -> String {
 }
 
 fn session(text: &str) -> Session {
-    let raw = read_jsonl(text.as_bytes(), "session.jsonl").unwrap();
+    let raw = read_jsonl(text.as_bytes(), "session.jsonl", KeepJson::No).unwrap();
     Session::from_raw(SessionKey::default(), None, raw)
 }
 

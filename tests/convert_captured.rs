@@ -3,7 +3,7 @@
 //! written out by hand from the rules of docs/scoring-semantics section 1.
 
 use kagent_evals::core::convert::{ConvertOptions, convert};
-use kagent_evals::core::ingest::read_jsonl;
+use kagent_evals::core::ingest::{KeepJson, read_jsonl};
 use kagent_evals::core::session::{Session, SessionKey};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -13,7 +13,7 @@ fn load(path: &str) -> Session {
         .join("tests/data")
         .join(path);
     let bytes = std::fs::read(&full).unwrap_or_else(|e| panic!("{}: {e}", full.display()));
-    let raw = read_jsonl(bytes.as_slice(), path).unwrap();
+    let raw = read_jsonl(bytes.as_slice(), path, KeepJson::No).unwrap();
     let session = Session::from_raw(SessionKey::new("s", None), None, raw);
     assert!(session.issues.is_empty(), "{path}: {:?}", session.issues);
     session

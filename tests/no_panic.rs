@@ -2,7 +2,7 @@
 //! scoring panic; redaction leaves nothing it would redact again.
 
 use kagent_evals::core::convert::{ConvertOptions, convert, split_by_invocation};
-use kagent_evals::core::ingest::read_jsonl;
+use kagent_evals::core::ingest::{KeepJson, read_jsonl};
 use kagent_evals::core::judge::Never;
 use kagent_evals::core::redact::{find_secrets, redact};
 use kagent_evals::core::session::{Session, SessionKey};
@@ -87,9 +87,10 @@ fn event_like() -> impl Strategy<Value = Value> {
 }
 
 fn exercise(bytes: &[u8]) {
-    let raw = read_jsonl(bytes, "fuzz.jsonl").expect("reading from memory cannot fail");
+    let raw =
+        read_jsonl(bytes, "fuzz.jsonl", KeepJson::Yes).expect("reading from memory cannot fail");
     for row in &raw.events {
-        let mut value = row.value().expect("a read event's JSON parses");
+        let mut value = row.value().expect("the JSON was kept");
         redact(&mut value);
         assert!(
             find_secrets(&value).is_empty(),

@@ -3,7 +3,7 @@
 //! leaves to the general reader everything it would report or note.
 
 use kagent_evals::core::event::Event;
-use kagent_evals::core::ingest::{Origin, parse_event};
+use kagent_evals::core::ingest::{KeepJson, Origin, parse_event};
 use kagent_evals::core::typed::read_event;
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -29,10 +29,12 @@ fn agrees(text: &str) -> bool {
             file: "t.jsonl".into(),
             line: 1,
         },
+        KeepJson::Yes,
     )
     .unwrap();
-    assert_eq!(parsed.event.event, general);
+    assert_eq!(*parsed.event.event, general);
     assert!(parsed.note.is_none());
+    assert_eq!(parsed.event.value(), Some(value));
     true
 }
 

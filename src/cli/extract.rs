@@ -65,7 +65,10 @@ impl ExtractArgs {
 }
 
 pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
-    let source = args.source.build()?;
+    let mut source = args.source.build()?;
+    if args.raw {
+        source.keep_event_json();
+    }
     let raw = fetch_one(&source, &args.session, args.user.as_deref()).await?;
     if args.raw {
         return write_raw(raw, args.invocation_id.as_deref(), args.output.as_deref());
@@ -188,9 +191,9 @@ pub fn write_raw(
         if invocation.is_some_and(|id| id != row.event.invocation()) {
             continue;
         }
-        let mut value = row
-            .value()
-            .map_err(|e| CommandError(format!("{}: {e}", row.origin)))?;
+        let mut value = row.value().ok_or_else(|| {
+            CommandError(format!("{}: the event's JSON was not kept", row.origin))
+        })?;
         let redaction = redact::redact(&mut value);
         count += redaction.count;
         redacted.extend(redaction.paths);

@@ -3,6 +3,7 @@
 use super::documents::load_value;
 use super::{CommandError, JudgeArgs, Status};
 use crate::core::convert::ConvertOptions;
+use crate::core::ingest::KeepJson;
 use crate::core::judge::{Judge, JudgeUsage};
 use crate::core::session::{Session, SessionKey};
 use crate::core::suite::compile::{CompiledCase, Selector, compile_evaluator};
@@ -33,7 +34,7 @@ pub async fn run(args: ScoreArgs) -> Result<Status, CommandError> {
         .map_err(|e| CommandError(format!("{file}: {e}")))?;
     let session;
     let view = if args.trajectory.extension().is_some_and(|e| e == "jsonl") {
-        let raw = crate::source::fixture::read_file(&args.trajectory)?;
+        let raw = crate::source::fixture::read_file(&args.trajectory, KeepJson::No)?;
         session = Session::from_raw(SessionKey::new("trajectory", None), None, raw);
         if super::output::warn_issues(&session.issues) > 0 || session.events.is_empty() {
             return Err(CommandError(format!(

@@ -80,7 +80,8 @@ pub struct CaptureArgs {
 }
 
 pub async fn capture(args: CaptureArgs) -> Result<Status, CommandError> {
-    let source = args.source.build()?;
+    let mut source = args.source.build()?;
+    source.keep_event_json();
     let raw = fetch_one(&source, &args.session, args.user.as_deref()).await?;
     write_raw(raw, None, args.output.as_deref())
 }

@@ -58,10 +58,13 @@ impl fmt::Display for Issue {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawEvent {
     pub origin: Origin,
-    /// The event object's JSON (an API row's `data`, unwrapped); it always
-    /// parses, for the commands that show or save events as stored.
-    json: Box<str>,
-    pub event: Event,
+    /// The event object's JSON (an API row's `data`, unwrapped), for the
+    /// commands that show or save events as stored; kept when asked for,
+    /// and always for events read the general way.
+    json: Option<Box<str>>,
+    /// Boxed: a session's rows are collected in a growing list, and a
+    /// small row keeps the copies made as it grows small.
+    pub event: Box<Event>,
     pub field_issues: Vec<FieldIssue>,
 }
 
@@ -71,16 +74,27 @@ impl RawEvent {
         let (event, field_issues) = Event::from_json(&value);
         RawEvent {
             origin,
-            json: value.to_string().into(),
-            event,
+            json: Some(value.to_string().into()),
+            event: Box::new(event),
             field_issues,
         }
     }
 
-    /// The event object as stored.
-    pub fn value(&self) -> serde_json::Result<Value> {
-        serde_json::from_str(&self.json)
+    /// The event object as stored, when its JSON was kept.
+    pub fn value(&self) -> Option<Value> {
+        // The text was parsed when it was read; parsing it again cannot fail.
+        serde_json::from_str(self.json.as_deref()?).ok()
     }
+}
+
+/// Whether a reader keeps each event's JSON text beside the event it read:
+/// scoring needs only the event, and the text would double the memory a
+/// session takes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeepJson {
+    #[default]
+    No,
+    Yes,
 }
 
 /// The rows of one source read so far, what could not be used, and what
@@ -121,14 +135,14 @@ const CLAMPS_PER_ROW: usize = 64;
 /// Parse the event JSON stored in one row or line. A number beyond a
 /// float's range (`1e400`) loses its precision, becoming the largest float
 /// of its sign, and is noted; it does not cost the event.
-pub fn parse_event(bytes: &[u8], origin: Origin) -> Result<Parsed, Issue> {
+pub fn parse_event(bytes: &[u8], origin: Origin, keep: KeepJson) -> Result<Parsed, Issue> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         Issue::new(
             &origin,
             format!("not UTF-8 (invalid byte at offset {})", e.valid_up_to()),
         )
     })?;
-    let (event, clamped) = parse_text(text, origin)?;
+    let (event, clamped) = parse_text(text, origin, keep)?;
     let note = (clamped > 0).then(|| {
         Issue::new(
             &event.origin,
@@ -142,18 +156,18 @@ pub fn parse_event(bytes: &[u8], origin: Origin) -> Result<Parsed, Issue> {
 
 /// The event in one row's JSON text, and how many numbers were clamped:
 /// the typed reader for the plain shape, the general one for the rest.
-fn parse_text(text: &str, origin: Origin) -> Result<(RawEvent, usize), Issue> {
+fn parse_text(text: &str, origin: Origin, keep: KeepJson) -> Result<(RawEvent, usize), Issue> {
     if let Some(event) = typed::read_event(text) {
         let event = RawEvent {
             origin,
-            json: text.into(),
-            event,
+            json: (keep == KeepJson::Yes).then(|| text.into()),
+            event: Box::new(event),
             field_issues: Vec::new(),
         };
         return Ok((event, 0));
     }
     let (value, clamped) = parse_lossy(text).map_err(|e| Issue::new(&origin, json_problem(&e)))?;
-    let (event, inner_clamped) = unwrap_row(value, origin)?;
+    let (event, inner_clamped) = unwrap_row(value, origin, keep)?;
     Ok((event, clamped + inner_clamped))
 }
 
@@ -219,7 +233,7 @@ fn json_problem(error: &serde_json::Error) -> String {
 /// A line may be a kagent API event row, `{"id": ..., "data": "<event JSON>"}`;
 /// anything else must be the event object itself. Also how many numbers
 /// the row's inner JSON had clamped.
-fn unwrap_row(value: Value, origin: Origin) -> Result<(RawEvent, usize), Issue> {
+fn unwrap_row(value: Value, origin: Origin, keep: KeepJson) -> Result<(RawEvent, usize), Issue> {
     let Value::Object(mut obj) = value else {
         return Err(Issue::new(
             &origin,
@@ -241,7 +255,7 @@ fn unwrap_row(value: Value, origin: Origin) -> Result<(RawEvent, usize), Issue> 
         _ => origin,
     };
     match obj.remove("data") {
-        Some(Value::String(inner)) => parse_text(&inner, row_origin),
+        Some(Value::String(inner)) => parse_text(&inner, row_origin, keep),
         Some(inner @ Value::Object(_)) => Ok((RawEvent::from_value(row_origin, inner), 0)),
         Some(other) => Err(Issue::new(
             &row_origin,
@@ -256,7 +270,7 @@ fn unwrap_row(value: Value, origin: Origin) -> Result<(RawEvent, usize), Issue> 
 
 /// Read JSONL: one event (or kagent API row) per line, blank lines skipped.
 /// Only an I/O error stops the read; bad lines become issues.
-pub fn read_jsonl(mut reader: impl BufRead, file: &str) -> io::Result<RawEvents> {
+pub fn read_jsonl(mut reader: impl BufRead, file: &str, keep: KeepJson) -> io::Result<RawEvents> {
     let file: Arc<str> = file.into();
     let mut out = RawEvents::default();
     let mut buf = Vec::new();
@@ -292,7 +306,7 @@ pub fn read_jsonl(mut reader: impl BufRead, file: &str) -> io::Result<RawEvents>
                 return Ok(out);
             }
         }
-        out.accept(parse_event(&buf, origin));
+        out.accept(parse_event(&buf, origin, keep));
     }
     Ok(out)
 }
@@ -341,7 +355,7 @@ mod tests {
     use super::*;
 
     fn read(text: &[u8]) -> RawEvents {
-        read_jsonl(text, "s.jsonl").unwrap()
+        read_jsonl(text, "s.jsonl", KeepJson::No).unwrap()
     }
 
     #[test]

@@ -64,7 +64,7 @@ impl Session {
                     .iter()
                     .map(|f| Issue::new(&row.origin, f.to_string())),
             );
-            events.push(row.event);
+            events.push(*row.event);
             origins.push(row.origin);
         }
         let mut notes = raw.notes;

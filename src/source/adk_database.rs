@@ -10,7 +10,7 @@
 use super::{
     RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
 };
-use crate::core::ingest::{Origin, parse_event};
+use crate::core::ingest::{KeepJson, Origin, parse_event};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use sqlx::Row;
@@ -28,6 +28,8 @@ pub struct AdkDatabase {
     app: String,
     name: Arc<str>,
     url: Secret,
+    /// Whether each event's JSON is kept beside it (`extract --raw`).
+    pub(super) keep_json: KeepJson,
 }
 
 impl std::fmt::Debug for AdkDatabase {
@@ -113,6 +115,7 @@ impl AdkDatabase {
             app: app.into(),
             name: name.into(),
             url,
+            keep_json: KeepJson::No,
         })
     }
 
@@ -273,7 +276,7 @@ impl SessionSource for AdkDatabase {
                         .map(|t| t.as_microsecond());
                     session.add(
                         stored,
-                        parse_event(data.unwrap_or_default().as_bytes(), origin),
+                        parse_event(data.unwrap_or_default().as_bytes(), origin, self.keep_json),
                     );
                 }
                 out.push(RawSession {

@@ -10,7 +10,7 @@
 use super::{
     RawSession, SessionQuery, SessionSource, SessionSummary, SourceError, StoredTask, TaskData,
 };
-use crate::core::ingest::{RawEvents, read_jsonl};
+use crate::core::ingest::{KeepJson, RawEvents, read_jsonl};
 use crate::core::parallel::map_in_order;
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
@@ -21,6 +21,8 @@ pub struct FixtureSource {
     root: PathBuf,
     files: Vec<(String, PathBuf)>,
     single: bool,
+    /// Whether each event's JSON is kept beside it (`extract --raw`).
+    pub(super) keep_json: KeepJson,
 }
 
 impl FixtureSource {
@@ -51,6 +53,7 @@ impl FixtureSource {
             root,
             files,
             single,
+            keep_json: KeepJson::No,
         })
     }
 
@@ -58,7 +61,7 @@ impl FixtureSource {
     /// later line of the same task replacing the earlier, as kagent's task
     /// store keeps the last save).
     fn read(&self, id: &str, path: &Path, record: RecordChoice) -> Result<RawSession, SourceError> {
-        let raw = read_file(path)?;
+        let raw = read_file(path, self.keep_json)?;
         let mut session = RawSession {
             key: SessionKey::new(id, None),
             agent_id: None,
@@ -70,7 +73,7 @@ impl FixtureSource {
                 .raw
                 .events
                 .iter()
-                .all(|e| e.value().is_ok_and(|value| is_task(&value)));
+                .all(|e| e.value().is_some_and(|value| is_task(&value)));
         let wrong = |holds: &str| SourceError::Config(format!("{} holds {holds}", path.display()));
         match (holds_tasks, record) {
             (true, RecordChoice::Events) => Err(wrong("A2A tasks, not ADK events")),
@@ -79,9 +82,8 @@ impl FixtureSource {
             (true, _) => {
                 let mut tasks: Vec<StoredTask> = Vec::new();
                 for row in std::mem::take(&mut session.raw.events) {
-                    let value = row
-                        .value()
-                        .map_err(|e| SourceError::Config(format!("{}: {e}", row.origin)))?;
+                    // Task records are read the general way, which keeps them.
+                    let value = row.value().unwrap_or_default();
                     let id = value
                         .get("id")
                         .and_then(|v| v.as_str())
@@ -126,7 +128,7 @@ fn regular_file(path: &Path) -> Result<(), SourceError> {
 }
 
 /// A JSONL file of events, streamed: a line over the limit is never held.
-pub fn read_file(path: &Path) -> Result<RawEvents, SourceError> {
+pub fn read_file(path: &Path, keep: KeepJson) -> Result<RawEvents, SourceError> {
     regular_file(path)?;
     let unavailable = |e: std::io::Error| SourceError::Unavailable {
         source_name: format!("fixture {}", path.display()),
@@ -136,6 +138,7 @@ pub fn read_file(path: &Path) -> Result<RawEvents, SourceError> {
     read_jsonl(
         std::io::BufReader::with_capacity(1 << 16, file),
         &path.display().to_string(),
+        keep,
     )
     .map_err(unavailable)
 }

@@ -14,7 +14,7 @@ use super::{
     RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
     StoredTask, TaskData,
 };
-use crate::core::ingest::{Issue, Origin, Parsed, RawEvent, parse_event};
+use crate::core::ingest::{Issue, KeepJson, Origin, Parsed, RawEvent, parse_event};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use crate::http_client::{self, HttpError, Retry};
@@ -29,6 +29,8 @@ pub struct KagentApi {
     client: reqwest::Client,
     retry: Retry,
     name: Arc<str>,
+    /// Whether each event's JSON is kept beside it (`extract --raw`).
+    pub(super) keep_json: KeepJson,
 }
 
 impl std::fmt::Debug for KagentApi {
@@ -79,6 +81,7 @@ impl KagentApi {
             token,
             client,
             retry,
+            keep_json: KeepJson::No,
         })
     }
 
@@ -363,7 +366,7 @@ impl KagentApi {
                 .and_then(|t| t.parse::<jiff::Timestamp>().ok())
                 .map(|t| t.as_microsecond());
             let parsed = match row.get("data") {
-                Some(Value::String(text)) => parse_event(text.as_bytes(), origin),
+                Some(Value::String(text)) => parse_event(text.as_bytes(), origin, self.keep_json),
                 Some(value @ Value::Object(_)) => Ok(Parsed {
                     event: RawEvent::from_value(origin, value.clone()),
                     note: None,

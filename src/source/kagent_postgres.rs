@@ -11,7 +11,8 @@ use super::{
     RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
     StoredTask, TaskData,
 };
-use crate::core::ingest::{Origin, RawEvents, parse_event};
+use crate::core::ingest::{KeepJson, Origin, RawEvents, parse_event};
+use crate::core::parallel::map_in_order;
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use futures::TryStreamExt;
@@ -27,6 +28,8 @@ pub struct KagentPostgres {
     options: Box<PgConnectOptions>,
     name: Arc<str>,
     url: Secret,
+    /// Whether each event's JSON is kept beside it (`extract --raw`).
+    pub(super) keep_json: KeepJson,
 }
 
 impl std::fmt::Debug for KagentPostgres {
@@ -120,6 +123,7 @@ impl KagentPostgres {
             options: Box::new(options),
             name,
             url,
+            keep_json: KeepJson::No,
         })
     }
 
@@ -218,7 +222,8 @@ impl SessionSource for KagentPostgres {
         }
         let mut tx = self.read_only().await?;
         let mut sessions: Vec<RawSession> = Vec::new();
-        let mut rows = SessionRows::default();
+        // Each session's rows as they arrive, read once the batch is in.
+        let mut unread: Vec<Vec<(Option<i64>, String, Origin)>> = Vec::new();
         {
             let mut stream = sqlx::query(FETCH_EVENTS)
                 .bind(&pair_ids)
@@ -233,9 +238,7 @@ impl SessionSource for KagentPostgres {
                     .last()
                     .is_some_and(|s| s.key.id == id && s.key.user_id.as_deref() == Some(&user));
                 if !same {
-                    if let Some(done) = sessions.last_mut() {
-                        finish(done, &mut rows);
-                    }
+                    unread.push(Vec::new());
                     sessions.push(RawSession {
                         key: SessionKey::new(id, Some(user)),
                         agent_id: row.try_get("agent_id").map_err(|e| self.unavailable(e))?,
@@ -253,11 +256,22 @@ impl SessionSource for KagentPostgres {
                     source: self.name.clone(),
                     event_id,
                 };
-                rows.add(created, parse_event(data.as_bytes(), origin));
+                if let Some(rows) = unread.last_mut() {
+                    rows.push((created, data, origin));
+                }
             }
         }
-        if let Some(done) = sessions.last_mut() {
-            finish(done, &mut rows);
+        // Reading the JSON is most of the work: on every core.
+        let keep = self.keep_json;
+        let read = map_in_order(unread, |rows| {
+            let mut session = SessionRows::default();
+            for (created, data, origin) in rows {
+                session.add(created, parse_event(data.as_bytes(), origin, keep));
+            }
+            session.finish()
+        });
+        for (session, raw) in sessions.iter_mut().zip(read) {
+            session.raw = raw;
         }
         self.read_tasks(&mut tx, &mut sessions, record).await?;
         tx.rollback().await.map_err(|e| self.unavailable(e))?;
@@ -321,9 +335,4 @@ impl KagentPostgres {
         }
         Ok(())
     }
-}
-
-/// Put a session's collected rows in order and into it.
-fn finish(session: &mut RawSession, rows: &mut SessionRows) {
-    session.raw = std::mem::take(rows).finish();
 }

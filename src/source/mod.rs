@@ -8,7 +8,7 @@ pub mod kagent_api;
 pub mod kagent_postgres;
 pub mod open;
 
-use crate::core::ingest::{Issue, Parsed, RawEvent, RawEvents};
+use crate::core::ingest::{Issue, KeepJson, Parsed, RawEvent, RawEvents};
 use crate::core::session::{AgentRef, Session, SessionKey};
 use crate::core::task::{Protocol, Record, RecordChoice, task_events, task_origin};
 use jiff::Timestamp;
@@ -244,6 +244,14 @@ macro_rules! each_source {
             AnySource::AdkDatabase($s) => $body,
         }
     };
+}
+
+impl AnySource {
+    /// Keep each event's JSON beside it, for showing or saving events as
+    /// stored.
+    pub fn keep_event_json(&mut self) {
+        each_source!(self, s => s.keep_json = KeepJson::Yes)
+    }
 }
 
 impl SessionSource for AnySource {

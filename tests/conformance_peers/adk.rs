@@ -4,7 +4,7 @@
 //! ADK events of one session, and the session scored.
 
 use super::{close, vectors};
-use kagent_evals::core::ingest::read_jsonl;
+use kagent_evals::core::ingest::{KeepJson, read_jsonl};
 use kagent_evals::core::judge::Never;
 use kagent_evals::core::score::Score;
 use kagent_evals::core::score::adk::AdkMatchType;
@@ -131,7 +131,7 @@ fn session_of(invocations: &[Value]) -> Session {
             push(&id, "agent", response.clone());
         }
     }
-    let raw = read_jsonl(lines.join("\n").as_bytes(), "adk.jsonl").unwrap();
+    let raw = read_jsonl(lines.join("\n").as_bytes(), "adk.jsonl", KeepJson::No).unwrap();
     let session = Session::from_raw(SessionKey::new("adk", None), None, raw);
     assert!(session.issues.is_empty(), "{:?}", session.issues);
     session

@@ -4,7 +4,7 @@
 
 use super::vectors;
 use kagent_evals::core::convert::{ConvertOptions, convert, split_by_invocation};
-use kagent_evals::core::ingest::read_jsonl;
+use kagent_evals::core::ingest::{KeepJson, read_jsonl};
 use kagent_evals::core::session::{Session, SessionKey};
 use kagent_evals::core::suite::load::load_compiled;
 use serde_json::{Value, json};
@@ -16,7 +16,7 @@ fn root() -> &'static Path {
 }
 
 fn session_of_lines(text: &str) -> Session {
-    let raw = read_jsonl(text.as_bytes(), "events.jsonl").unwrap();
+    let raw = read_jsonl(text.as_bytes(), "events.jsonl", KeepJson::No).unwrap();
     Session::from_raw(SessionKey::new("s", None), None, raw)
 }
 

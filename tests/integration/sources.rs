@@ -6,7 +6,7 @@ use crate::support::postgres::{SeedSession, TestDatabase};
 use crate::support::runtime;
 use crate::{Need, Test};
 use kagent_evals::core::convert::{ConvertOptions, convert};
-use kagent_evals::core::ingest::read_jsonl;
+use kagent_evals::core::ingest::{KeepJson, read_jsonl};
 use kagent_evals::core::session::{AgentRef, Session, SessionKey};
 use kagent_evals::core::task::{Record, RecordChoice};
 use kagent_evals::http_client::Retry;
@@ -98,7 +98,7 @@ fn from_file(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/kagent-captured")
         .join(name);
-    let raw = read_jsonl(std::fs::read(path).unwrap().as_slice(), name).unwrap();
+    let raw = read_jsonl(std::fs::read(path).unwrap().as_slice(), name, KeepJson::No).unwrap();
     trajectory(Session::from_raw(SessionKey::new("s", None), None, raw))
 }
 
