@@ -43,8 +43,10 @@ impl std::fmt::Debug for KagentPostgres {
 const LIST_SESSIONS: &str = "
 SELECT s.id, s.user_id, s.agent_id,
        extract(epoch FROM s.updated_at)::float8 AS updated,
-       (SELECT count(*) FROM event e
-         WHERE e.session_id = s.id AND e.user_id = s.user_id AND e.deleted_at IS NULL) AS events
+       CASE WHEN $5 THEN
+         (SELECT count(*) FROM event e
+           WHERE e.session_id = s.id AND e.user_id = s.user_id AND e.deleted_at IS NULL)
+       END AS events
   FROM session s
  WHERE s.deleted_at IS NULL
    AND ($1::text IS NULL OR s.agent_id = $1)
@@ -182,6 +184,7 @@ impl SessionSource for KagentPostgres {
             .bind(query.since.map(|t| t.as_millisecond() as f64 / 1000.0))
             .bind(query.include_sub_agent_sessions)
             .bind(query.limit.map(|l| l as i64))
+            .bind(query.count_events)
             .fetch_all(&mut *tx)
             .await
             .map_err(|e| self.unavailable(e))?;
@@ -195,7 +198,7 @@ impl SessionSource for KagentPostgres {
                         Some(row.try_get("user_id")?),
                     ),
                     agent_id: row.try_get("agent_id")?,
-                    events: Some(row.try_get::<i64, _>("events")? as u64),
+                    events: row.try_get::<Option<i64>, _>("events")?.map(|n| n as u64),
                     updated: updated
                         .and_then(|s| jiff::Timestamp::from_millisecond((s * 1000.0) as i64).ok()),
                 })
