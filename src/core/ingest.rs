@@ -331,7 +331,7 @@ fn read_bounded_line(
             return Ok(saw_any.then_some(length));
         }
         saw_any = true;
-        let (chunk, consumed, done) = match available.iter().position(|b| *b == b'\n') {
+        let (chunk, consumed, done) = match memchr::memchr(b'\n', available) {
             Some(i) => (&available[..i], i + 1, true),
             None => (available, available.len(), false),
         };
