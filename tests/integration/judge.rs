@@ -4,8 +4,8 @@
 
 use crate::crds::namespace;
 use crate::support::operator::{
-    agent, apply_suite, config, event_reasons, finished, run_now, start, weather_database,
-    weather_suite,
+    agent, apply_suite, config, event_reasons, finished, run_now, start, wait_for,
+    weather_database, weather_suite,
 };
 use crate::support::{control_plane, runtime};
 use crate::{Need, Test};
@@ -117,8 +117,13 @@ fn model_config_and_dead_judge() {
         assert_eq!(passed.reason, "JudgeUnavailable");
         let message = status.message.unwrap();
         assert!(message.contains("unreachable") && !message.contains(API_KEY), "{message}");
-        let events = event_reasons(&client, &ns, "dead-judge-now").await;
-        assert!(events.iter().any(|(reason, note)| reason == "JudgeUnavailable" && !note.contains(API_KEY)), "{events:?}");
+        // The Event follows the status: wait for it, as the other tests do.
+        let note = wait_for("a JudgeUnavailable Event", Duration::from_secs(20), || async {
+            let events = event_reasons(&client, &ns, "dead-judge-now").await;
+            events.into_iter().find(|(reason, _)| reason == "JudgeUnavailable").map(|(_, note)| note)
+        })
+        .await;
+        assert!(!note.contains(API_KEY), "{note}");
         assert_eq!(seen.lock().unwrap().len(), 1, "the dead judge's run asked no one");
     });
 }
