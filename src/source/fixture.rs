@@ -68,22 +68,26 @@ impl FixtureSource {
             raw,
             record: Record::Events,
         };
-        let holds_tasks = !session.raw.events.is_empty()
-            && session
+        // Task records are read the general way, which keeps their JSON; the
+        // first row that is not one makes this a file of events.
+        let task_records: Option<Vec<serde_json::Value>> = match session.raw.events.is_empty() {
+            true => None,
+            false => session
                 .raw
                 .events
                 .iter()
-                .all(|e| e.value().is_some_and(|value| is_task(&value)));
+                .map(|e| e.value().filter(is_task))
+                .collect(),
+        };
         let wrong = |holds: &str| SourceError::Config(format!("{} holds {holds}", path.display()));
-        match (holds_tasks, record) {
-            (true, RecordChoice::Events) => Err(wrong("A2A tasks, not ADK events")),
-            (false, RecordChoice::Tasks) => Err(wrong("ADK events, not A2A tasks")),
-            (false, _) => Ok(session),
-            (true, _) => {
+        match (task_records, record) {
+            (Some(_), RecordChoice::Events) => Err(wrong("A2A tasks, not ADK events")),
+            (None, RecordChoice::Tasks) => Err(wrong("ADK events, not A2A tasks")),
+            (None, _) => Ok(session),
+            (Some(records), _) => {
+                session.raw.events.clear();
                 let mut tasks: Vec<StoredTask> = Vec::new();
-                for row in std::mem::take(&mut session.raw.events) {
-                    // Task records are read the general way, which keeps them.
-                    let value = row.value().unwrap_or_default();
+                for value in records {
                     let id = value
                         .get("id")
                         .and_then(|v| v.as_str())
