@@ -376,8 +376,9 @@ impl<'s> ReportBuilder<'s> {
             return;
         }
         for session in sessions {
+            let first_user = session.first_user_text();
             for index in 0..self.suite.cases.len() {
-                if self.applies(index, session, selected) {
+                if self.applies(index, session, first_user, selected) {
                     self.score_case(index, session, judge).await;
                 }
             }
@@ -436,8 +437,9 @@ impl<'s> ReportBuilder<'s> {
 
     /// Every case's verdict on one session, without a judge.
     fn score_offline(&self, session: &Session, selected: bool) -> Vec<(usize, Scored)> {
+        let first_user = session.first_user_text();
         (0..self.suite.cases.len())
-            .filter(|&index| self.applies(index, session, selected))
+            .filter(|&index| self.applies(index, session, first_user, selected))
             .map(|index| {
                 let scored = match self.view(index, session) {
                     Err(scored) => *scored,
@@ -457,12 +459,18 @@ impl<'s> ReportBuilder<'s> {
             .collect()
     }
 
-    fn applies(&self, index: usize, session: &Session, selected: bool) -> bool {
+    /// Whether case `index` scores `session`, whose first user message is
+    /// `first_user`.
+    fn applies(
+        &self,
+        index: usize,
+        session: &Session,
+        first_user: Option<&str>,
+        selected: bool,
+    ) -> bool {
         match &self.suite.cases[index].selector {
             Selector::SessionId(id) => *id == session.key.id,
-            Selector::FirstUserMessage(m) => {
-                selected && session.first_user_text().is_some_and(|t| m.matches(t))
-            }
+            Selector::FirstUserMessage(m) => selected && first_user.is_some_and(|t| m.matches(t)),
             Selector::All => selected,
             // Only the sessions its own runs made, given by the run.
             Selector::Probe(_) => false,
