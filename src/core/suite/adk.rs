@@ -295,6 +295,14 @@ fn threshold(value: &Value, at: &str) -> Result<f64, Problem> {
         .ok_or_else(|| problem(at, format!("a threshold must be a number, not {value}")))
 }
 
+/// The `threshold` a criterion object must carry.
+fn required_threshold(criterion: &Map<String, Value>, at: &str) -> Result<f64, Problem> {
+    let value = criterion
+        .get("threshold")
+        .ok_or_else(|| problem(at, "a criterion object needs `threshold`"))?;
+    threshold(value, &format!("{at}.threshold"))
+}
+
 /// A boolean as pydantic reads one: `true`/`false`, 0/1, or a string such
 /// as "yes", "off", "1" (ADK's `ignore_args`).
 fn lax_bool(value: &Value) -> Option<bool> {
@@ -396,12 +404,7 @@ pub fn criteria(config: &Value) -> Result<Criteria, Problem> {
                         ],
                     )?;
                     Criterion::ToolTrajectory {
-                        threshold: threshold(
-                            o.get("threshold").ok_or_else(|| {
-                                problem(&at, "a criterion object needs `threshold`")
-                            })?,
-                            &format!("{at}.threshold"),
-                        )?,
+                        threshold: required_threshold(&o, &at)?,
                         match_type: match o.get("match_type") {
                             None => AdkMatchType::Exact,
                             Some(v) => AdkMatchType::parse(v)
@@ -429,12 +432,7 @@ pub fn criteria(config: &Value) -> Result<Criteria, Problem> {
                     let o =
                         criterion_object(object, &at, &[("threshold", "threshold"), intermediate])?;
                     Criterion::ResponseMatch {
-                        threshold: threshold(
-                            o.get("threshold").ok_or_else(|| {
-                                problem(&at, "a criterion object needs `threshold`")
-                            })?,
-                            &format!("{at}.threshold"),
-                        )?,
+                        threshold: required_threshold(&o, &at)?,
                     }
                 }
                 other => Criterion::ResponseMatch {
