@@ -4,13 +4,13 @@
 
 use crate::a2a::{A2aClient, AgentUnavailable, ProbeEnd};
 use crate::core::judge::{Judge, JudgeError};
-use crate::core::parallel::map_in_order;
+use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{Session, SessionKey};
 use crate::core::suite::compile::{CompiledSuite, Probe, Selector};
 use crate::core::suite::report::{Report, ReportBuilder};
 use crate::core::task::Record;
 use crate::source::{RawSession, SessionQuery, SessionSource, SourceError};
-use futures::{StreamExt, TryStreamExt};
+use futures::{SinkExt, StreamExt, TryStreamExt};
 use jiff::Timestamp;
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -113,13 +113,18 @@ pub async fn run_suite(
             .into_iter()
             .map(|s| s.key)
             .collect();
-        for batch in listed.chunks(BATCH) {
-            let fetched = source
-                .fetch(batch, suite.agent.as_ref(), suite.record)
-                .await?;
-            seen_ids.extend(fetched.iter().map(|raw| raw.key.id.clone()));
-            run.score(&normalise(fetched), true, judge).await;
-        }
+        fetch_and_score(
+            &listed,
+            true,
+            suite,
+            source,
+            judge,
+            &mut run,
+            |_, fetched, _| {
+                seen_ids.extend(fetched.iter().map(|raw| raw.key.id.clone()));
+            },
+        )
+        .await?;
     }
     let named: BTreeSet<&str> = suite
         .cases
@@ -131,23 +136,86 @@ pub async fn run_suite(
         .filter(|id| !seen_ids.contains(*id))
         .collect();
     let keys: Vec<SessionKey> = named.iter().map(|id| SessionKey::new(*id, None)).collect();
-    for batch in keys.chunks(BATCH) {
-        let found = source
-            .fetch(batch, suite.agent.as_ref(), suite.record)
-            .await?;
-        for key in batch {
-            if !found.iter().any(|raw| raw.key.id == key.id) {
-                run.missing(&key.id, &source.describe());
+    let source_name = source.describe();
+    fetch_and_score(
+        &keys,
+        false,
+        suite,
+        source,
+        judge,
+        &mut run,
+        |batch, found, run| {
+            for key in batch {
+                if !found.iter().any(|raw| raw.key.id == key.id) {
+                    run.missing(&key.id, &source_name);
+                }
             }
-        }
-        run.score(&normalise(found), false, judge).await;
-    }
+        },
+    )
+    .await?;
     Ok(run.finish())
 }
 
-/// Sessions ready to score, read on every core.
-fn normalise(fetched: Vec<RawSession>) -> Vec<Session> {
-    map_in_order(fetched, RawSession::normalise)
+/// Batches fetched at once: one arriving while another is read.
+const FETCHES_IN_FLIGHT: usize = 2;
+
+/// Fetch the sessions of `keys` in batches and score them (`selected`: by
+/// the suite's selection, not by id), the next batches fetched while the
+/// current one is normalised and scored. `fetched` sees each batch, in
+/// order, before it is scored.
+async fn fetch_and_score(
+    keys: &[SessionKey],
+    selected: bool,
+    suite: &CompiledSuite,
+    source: &impl SessionSource,
+    judge: &impl Judge,
+    run: &mut ReportBuilder<'_>,
+    mut fetched: impl FnMut(&[SessionKey], &[RawSession], &mut ReportBuilder<'_>),
+) -> Result<(), RunError> {
+    // One batch waits between the fetches and the scoring; a failed fetch
+    // closes the channel, and the run ends with its error.
+    let (mut ready, mut arrived) = futures::channel::mpsc::channel(1);
+    let fetching = async move {
+        let mut batches = keys.chunks(BATCH);
+        let mut in_flight = futures::stream::FuturesOrdered::new();
+        loop {
+            while in_flight.len() < FETCHES_IN_FLIGHT
+                && let Some(batch) = batches.next()
+            {
+                in_flight.push_back(fetch_batch(batch, suite, source));
+            }
+            let Some((batch, sessions)) = in_flight.next().await else {
+                break;
+            };
+            if ready.send((batch, sessions?)).await.is_err() {
+                break;
+            }
+        }
+        Ok::<(), SourceError>(())
+    };
+    let scoring = async {
+        while let Some((batch, sessions)) = arrived.next().await {
+            fetched(batch, &sessions, run);
+            let sessions = map_in_order_beside(sessions, RawSession::normalise).await;
+            run.score(&sessions, selected, judge).await;
+        }
+    };
+    let (fetching, ()) = futures::join!(fetching, scoring);
+    Ok(fetching?)
+}
+
+/// One batch of sessions, beside the keys it was asked for.
+async fn fetch_batch<'k>(
+    batch: &'k [SessionKey],
+    suite: &CompiledSuite,
+    source: &impl SessionSource,
+) -> (&'k [SessionKey], Result<Vec<RawSession>, SourceError>) {
+    (
+        batch,
+        source
+            .fetch(batch, suite.agent.as_ref(), suite.record)
+            .await,
+    )
 }
 
 /// Send every probe case's task to the Agent, `runs` times each, at most

@@ -32,6 +32,23 @@ pub fn map_in_order<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync) 
     })
 }
 
+/// [`map_in_order`] on the runtime's blocking threads: the task awaiting
+/// it goes on meanwhile with whatever else it is joined with (fetching the
+/// next batch while this one is read).
+pub async fn map_in_order_beside<T, U>(
+    items: Vec<T>,
+    f: impl Fn(T) -> U + Send + Sync + 'static,
+) -> Vec<U>
+where
+    T: Send + 'static,
+    U: Send + 'static,
+{
+    match tokio::task::spawn_blocking(move || map_in_order(items, f)).await {
+        Ok(mapped) => mapped,
+        Err(failed) => std::panic::resume_unwind(failed.into_panic()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::map_in_order;

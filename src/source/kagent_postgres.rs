@@ -11,13 +11,13 @@ use super::{
     RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
     StoredTask, TaskData,
 };
-use crate::core::ingest::{KeepJson, Origin, RawEvents, parse_event};
-use crate::core::parallel::map_in_order;
+use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents, parse_event};
+use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use futures::TryStreamExt;
 use sqlx::Row;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -226,7 +226,7 @@ impl SessionSource for KagentPostgres {
         let mut tx = self.read_only().await?;
         let mut sessions: Vec<RawSession> = Vec::new();
         // Each session's rows as they arrive, read once the batch is in.
-        let mut unread: Vec<Vec<(Option<i64>, String, Origin)>> = Vec::new();
+        let mut unread: Vec<Vec<(Option<i64>, PgRow, Origin)>> = Vec::new();
         {
             let mut stream = sqlx::query(FETCH_EVENTS)
                 .bind(&pair_ids)
@@ -235,15 +235,15 @@ impl SessionSource for KagentPostgres {
                 .bind(agent.map(AgentRef::kagent_id))
                 .fetch(&mut *tx);
             while let Some(row) = stream.try_next().await.map_err(|e| self.unavailable(e))? {
-                let id: String = row.try_get("id").map_err(|e| self.unavailable(e))?;
-                let user: String = row.try_get("user_id").map_err(|e| self.unavailable(e))?;
+                let id: &str = row.try_get("id").map_err(|e| self.unavailable(e))?;
+                let user: &str = row.try_get("user_id").map_err(|e| self.unavailable(e))?;
                 let same = sessions
                     .last()
-                    .is_some_and(|s| s.key.id == id && s.key.user_id.as_deref() == Some(&user));
+                    .is_some_and(|s| s.key.id == id && s.key.user_id.as_deref() == Some(user));
                 if !same {
                     unread.push(Vec::new());
                     sessions.push(RawSession {
-                        key: SessionKey::new(id, Some(user)),
+                        key: SessionKey::new(id, Some(user.to_string())),
                         agent_id: row.try_get("agent_id").map_err(|e| self.unavailable(e))?,
                         raw: RawEvents::default(),
                         record: Record::Events,
@@ -252,7 +252,6 @@ impl SessionSource for KagentPostgres {
                 let event_id: Option<String> =
                     row.try_get("event_id").map_err(|e| self.unavailable(e))?;
                 let Some(event_id) = event_id else { continue };
-                let data: String = row.try_get("data").map_err(|e| self.unavailable(e))?;
                 let created: Option<i64> =
                     row.try_get("created").map_err(|e| self.unavailable(e))?;
                 let origin = Origin::Row {
@@ -260,19 +259,27 @@ impl SessionSource for KagentPostgres {
                     event_id,
                 };
                 if let Some(rows) = unread.last_mut() {
-                    rows.push((created, data, origin));
+                    rows.push((created, row, origin));
                 }
             }
         }
-        // Reading the JSON is most of the work: on every core.
+        // Reading the JSON is most of the work: on every core, beside
+        // whatever the caller is doing meanwhile.
         let keep = self.keep_json;
-        let read = map_in_order(unread, |rows| {
+        let read = map_in_order_beside(unread, move |rows| {
             let mut session = SessionRows::default();
-            for (created, data, origin) in rows {
-                session.add(created, parse_event(data.as_bytes(), origin, keep));
+            for (created, row, origin) in rows {
+                // The text column's bytes as they came, not copied into a
+                // String: the reader checks they are UTF-8 as it parses.
+                let parsed = match row.try_get_unchecked::<&[u8], _>("data") {
+                    Ok(data) => parse_event(data, origin, keep),
+                    Err(e) => Err(Issue::new(&origin, format!("the row cannot be read: {e}"))),
+                };
+                session.add(created, parsed);
             }
             session.finish()
-        });
+        })
+        .await;
         for (session, raw) in sessions.iter_mut().zip(read) {
             session.raw = raw;
         }
