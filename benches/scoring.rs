@@ -46,7 +46,8 @@ fn evaluators(c: &mut Criterion) {
     for case in &suite[0].1.cases {
         group.bench_function(&case.name, |b| {
             b.iter(|| {
-                let view = SessionView::new(&session, case).unwrap();
+                let view = SessionView::new(&session, case.invocation_id.as_deref(), &case.convert)
+                    .unwrap();
                 for evaluator in &case.evaluators {
                     black_box(evaluate(&evaluator.evaluator, &view).unwrap());
                 }

@@ -6,7 +6,7 @@ use crate::core::convert::ConvertOptions;
 use crate::core::ingest::KeepJson;
 use crate::core::judge::{Judge, JudgeUsage};
 use crate::core::session::{Session, SessionKey};
-use crate::core::suite::compile::{CompiledCase, Selector, compile_evaluator};
+use crate::core::suite::compile::compile_evaluator;
 use crate::core::suite::evaluate::{SessionView, evaluate_judged};
 use crate::core::suite::spec::{Defaults, EvaluatorSpec};
 use crate::core::trajectory::messages_from_value;
@@ -33,6 +33,7 @@ pub async fn run(args: ScoreArgs) -> Result<Status, CommandError> {
     let compiled = compile_evaluator(&spec, &defaults, "")
         .map_err(|e| CommandError(format!("{file}: {e}")))?;
     let session;
+    let options = ConvertOptions::default();
     let view = if args.trajectory.extension().is_some_and(|e| e == "jsonl") {
         let raw = crate::source::fixture::read_file(&args.trajectory, KeepJson::No)?;
         session = Session::from_raw(SessionKey::new("trajectory", None), None, raw);
@@ -42,16 +43,7 @@ pub async fn run(args: ScoreArgs) -> Result<Status, CommandError> {
                 args.trajectory.display()
             )));
         }
-        let case = CompiledCase {
-            name: "score".into(),
-            selector: Selector::All,
-            invocation_id: None,
-            evaluators: Vec::new(),
-            min_pass_rate: 1.0,
-            allow_no_sessions: false,
-            convert: ConvertOptions::default(),
-        };
-        SessionView::new(&session, &case)
+        SessionView::new(&session, None, &options)
     } else {
         let messages = messages_from_value(load_value(&args.trajectory)?)
             .map_err(|e| CommandError(format!("{}: {e}", args.trajectory.display())))?;

@@ -1,13 +1,14 @@
 //! One compiled evaluator on one session, as a case sees it.
 
-use super::compile::{CompiledCase, Evaluator};
-use crate::core::convert::{self, HEADER_UPDATE_INVOCATION};
+use super::compile::Evaluator;
+use crate::core::convert::{self, ConvertOptions, HEADER_UPDATE_INVOCATION};
 use crate::core::event::{Content, Event, Part};
 use crate::core::judge::{Judge, JudgeUsage};
 use crate::core::score::Verdict;
 use crate::core::score::adk::ToolUse;
 use crate::core::session::Session;
 use crate::core::trajectory::{Call, Message, Step, calls, steps};
+use std::sync::OnceLock;
 
 /// A session converted with a case's options.
 pub struct SessionView<'s> {
@@ -21,11 +22,23 @@ pub struct SessionView<'s> {
 pub struct InvocationView<'s> {
     pub id: String,
     pub events: Vec<&'s Event>,
-    /// The invocation converted with the case's options.
-    pub messages: Vec<Message>,
+    /// The invocation converted with `convert`, when first asked for: only
+    /// the judges read a turn's messages. Given for a bare message list.
+    messages: OnceLock<Vec<Message>>,
+    convert: Option<&'s ConvertOptions>,
     pub tool_uses: Vec<ToolUse>,
     pub final_response: String,
     pub steps: usize,
+}
+
+impl InvocationView<'_> {
+    /// The turn's messages.
+    pub fn messages(&self) -> &[Message] {
+        self.messages.get_or_init(|| match self.convert {
+            Some(options) => convert::convert(self.events.iter().copied(), options).messages,
+            None => Vec::new(),
+        })
+    }
 }
 
 /// ADK's final response of an invocation: its last event that is a final
@@ -61,18 +74,22 @@ fn adk_final_response(group: &[&Event]) -> String {
 }
 
 impl<'s> SessionView<'s> {
-    /// `Err` when the session cannot be scored under this case.
-    pub fn new(session: &'s Session, case: &CompiledCase) -> Result<Self, String> {
-        let groups = convert::split_by_invocation(&session.events);
-        let events: Vec<&Event> = match &case.invocation_id {
+    /// The session (or its `invocation` alone) converted with `options`;
+    /// `Err` when it cannot be scored so.
+    pub fn new(
+        session: &'s Session,
+        invocation: Option<&str>,
+        options: &'s ConvertOptions,
+    ) -> Result<Self, String> {
+        let events: Vec<&Event> = match invocation {
             None => session.events.iter().collect(),
-            Some(id) => groups
-                .iter()
+            Some(id) => convert::split_by_invocation(&session.events)
+                .into_iter()
                 .find(|(key, _)| key == id)
-                .map(|(_, g)| g.clone())
+                .map(|(_, g)| g)
                 .ok_or_else(|| format!("invocation {id} is not in the session"))?,
         };
-        let conversion = convert::convert(events.iter().copied(), &case.convert);
+        let conversion = convert::convert(events.iter().copied(), options);
         if conversion.messages.is_empty() {
             return Err(
                 "no scorable messages after conversion (every event was empty or filtered)".into(),
@@ -85,18 +102,15 @@ impl<'s> SessionView<'s> {
             .filter(|(id, _)| id != HEADER_UPDATE_INVOCATION)
             .map(|(id, group)| {
                 let final_response = adk_final_response(&group);
-                let messages = convert::convert(group.iter().copied(), &case.convert).messages;
                 let tool_uses: Vec<ToolUse> = group
                     .iter()
-                    .filter(|e| case.convert.include_partial || !e.partial)
+                    .filter(|e| options.include_partial || !e.partial)
                     .flat_map(|e| match &e.content {
                         Content::Parts { parts, .. } => parts.as_slice(),
                         _ => &[],
                     })
                     .filter_map(|p| match p {
-                        Part::FunctionCall { name, args, .. }
-                            if !case.convert.is_dropped_tool(name) =>
-                        {
+                        Part::FunctionCall { name, args, .. } if !options.is_dropped_tool(name) => {
                             Some(ToolUse {
                                 name: Some(name.clone()),
                                 args: args.clone(),
@@ -108,7 +122,8 @@ impl<'s> SessionView<'s> {
                 InvocationView {
                     id,
                     steps: tool_uses.len(),
-                    messages,
+                    messages: OnceLock::new(),
+                    convert: Some(options),
                     events: group,
                     tool_uses,
                     final_response,
@@ -128,19 +143,25 @@ impl<'s> SessionView<'s> {
     pub fn from_messages(messages: Vec<Message>) -> Result<SessionView<'static>, String> {
         let steps = steps(&messages).map_err(|e| format!("trajectory cannot be scored: {e}"))?;
         let mut invocations: Vec<InvocationView<'static>> = Vec::new();
+        let mut turns: Vec<Vec<Message>> = Vec::new();
         for (message, step) in messages.iter().zip(&steps) {
             if message.role == "user" || message.role == "human" || invocations.is_empty() {
                 invocations.push(InvocationView {
                     id: format!("turn-{}", invocations.len() + 1),
                     events: Vec::new(),
-                    messages: Vec::new(),
+                    messages: OnceLock::new(),
+                    convert: None,
                     tool_uses: Vec::new(),
                     final_response: String::new(),
                     steps: 0,
                 });
+                turns.push(Vec::new());
             }
             let current = invocations.last_mut().expect("pushed above");
-            current.messages.push(message.clone());
+            turns
+                .last_mut()
+                .expect("pushed above")
+                .push(message.clone());
             match &step.calls {
                 Some(calls) => {
                     current.steps += calls.len();
@@ -156,6 +177,9 @@ impl<'s> SessionView<'s> {
                 }
                 None => {}
             }
+        }
+        for (invocation, turn) in invocations.iter_mut().zip(turns) {
+            invocation.messages = OnceLock::from(turn);
         }
         Ok(SessionView {
             messages,

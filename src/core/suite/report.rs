@@ -8,7 +8,7 @@
 //! read), and a session without events is reported, never passed. Either
 //! makes its case an Error unless the case fails on what it did score.
 
-use super::compile::{CompiledSuite, Selector};
+use super::compile::{CompiledCase, CompiledSuite, Selector};
 use super::evaluate::{Judgement, SessionView, evaluate, evaluate_judged};
 use super::load::NotRun;
 use super::spec::{EvaluatorType, UnreadableEvents};
@@ -319,6 +319,39 @@ impl CaseTally {
     }
 }
 
+/// One session's views, each built once for every case that converts it
+/// the same way (most suites' cases do).
+struct Views<'a> {
+    session: &'a Session,
+    built: Vec<(&'a CompiledCase, Result<SessionView<'a>, String>)>,
+}
+
+impl<'a> Views<'a> {
+    fn new(session: &'a Session) -> Self {
+        Views {
+            session,
+            built: Vec::new(),
+        }
+    }
+
+    /// The session as `case` sees it.
+    fn of(&mut self, case: &'a CompiledCase) -> &Result<SessionView<'a>, String> {
+        let same = |built: &CompiledCase| {
+            built.invocation_id == case.invocation_id && built.convert == case.convert
+        };
+        let at = match self.built.iter().position(|(built, _)| same(built)) {
+            Some(at) => at,
+            None => {
+                let view =
+                    SessionView::new(self.session, case.invocation_id.as_deref(), &case.convert);
+                self.built.push((case, view));
+                self.built.len() - 1
+            }
+        };
+        &self.built[at].1
+    }
+}
+
 /// A run in progress.
 pub struct ReportBuilder<'s> {
     suite: &'s CompiledSuite,
@@ -377,9 +410,10 @@ impl<'s> ReportBuilder<'s> {
         }
         for session in sessions {
             let first_user = session.first_user_text();
+            let mut views = Views::new(session);
             for index in 0..self.suite.cases.len() {
                 if self.applies(index, session, first_user, selected) {
-                    self.score_case(index, session, judge).await;
+                    self.score_case(index, &mut views, judge).await;
                 }
             }
         }
@@ -387,7 +421,8 @@ impl<'s> ReportBuilder<'s> {
 
     /// Score the session one probe run of case `index` made.
     pub async fn score_probe(&mut self, index: usize, session: &Session, judge: &impl Judge) {
-        self.score_case(index, session, judge).await;
+        self.score_case(index, &mut Views::new(session), judge)
+            .await;
     }
 
     /// A probe run of case `index` that left no session to score: the
@@ -419,39 +454,43 @@ impl<'s> ReportBuilder<'s> {
         self.cases[index].add(report);
     }
 
-    async fn score_case(&mut self, index: usize, session: &Session, judge: &impl Judge) {
-        let scored = match self.view(index, session) {
+    async fn score_case<'a>(&mut self, index: usize, views: &mut Views<'a>, judge: &impl Judge)
+    where
+        's: 'a,
+    {
+        let scored = match self.view(index, views) {
             Err(scored) => *scored,
             Ok((report, view)) => {
                 let mut results = Vec::new();
                 for e in &self.suite.cases[index].evaluators {
                     results.push(
-                        evaluate_judged(&e.evaluator, &view, judge, &mut self.judge_usage).await,
+                        evaluate_judged(&e.evaluator, view, judge, &mut self.judge_usage).await,
                     );
                 }
-                self.complete(index, report, &view, results)
+                self.complete(index, report, view, results)
             }
         };
-        self.record(index, session, scored);
+        self.record(index, views.session, scored);
     }
 
     /// Every case's verdict on one session, without a judge.
     fn score_offline(&self, session: &Session, selected: bool) -> Vec<(usize, Scored)> {
         let first_user = session.first_user_text();
+        let mut views = Views::new(session);
         (0..self.suite.cases.len())
             .filter(|&index| self.applies(index, session, first_user, selected))
             .map(|index| {
-                let scored = match self.view(index, session) {
+                let scored = match self.view(index, &mut views) {
                     Err(scored) => *scored,
                     Ok((report, view)) => {
                         let results = self.suite.cases[index]
                             .evaluators
                             .iter()
                             .map(|e| {
-                                evaluate(&e.evaluator, &view).map(|v| (v, Judgement::default()))
+                                evaluate(&e.evaluator, view).map(|v| (v, Judgement::default()))
                             })
                             .collect();
-                        self.complete(index, report, &view, results)
+                        self.complete(index, report, view, results)
                     }
                 };
                 (index, scored)
@@ -480,11 +519,16 @@ impl<'s> ReportBuilder<'s> {
     /// The session's report so far and what the case sees of it; or, when
     /// it cannot be scored (no events, events that could not be read, or no
     /// view for the case), its report saying why.
-    fn view<'a>(
+    fn view<'v, 'a>(
         &self,
         index: usize,
-        session: &'a Session,
-    ) -> Result<(SessionReport, SessionView<'a>), Box<Scored>> {
+        views: &'v mut Views<'a>,
+    ) -> Result<(SessionReport, &'v SessionView<'a>), Box<Scored>>
+    where
+        's: 'a,
+    {
+        let suite: &'s CompiledSuite = self.suite;
+        let session = views.session;
         let mut report = SessionReport {
             session_id: session.key.id.clone(),
             user_id: session.key.user_id.clone(),
@@ -515,10 +559,10 @@ impl<'s> ReportBuilder<'s> {
             report.error = Some(why);
             return Err(Box::new(Scored::Unreadable(report)));
         }
-        match SessionView::new(session, &self.suite.cases[index]) {
+        match views.of(&suite.cases[index]) {
             Ok(view) => Ok((report, view)),
             Err(error) => {
-                report.error = Some(error);
+                report.error = Some(error.clone());
                 Err(Box::new(Scored::Scored(report, Vec::new())))
             }
         }

@@ -178,7 +178,7 @@ impl Scorer for AdkJudge {
             .invocations
             .iter()
             .map(|i| adk::Turn {
-                messages: i.messages.clone(),
+                messages: i.messages().to_vec(),
             })
             .collect();
         async move {
