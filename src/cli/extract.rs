@@ -115,9 +115,9 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
         let rows = conversion.account.iter().map(|row| {
             [
                 row.index.to_string(),
-                row.author.clone(),
-                row.role.clone(),
-                row.invocation_id.clone(),
+                row.author.to_string(),
+                row.role.to_string(),
+                row.invocation_id.to_string(),
                 redact::redact_text(&row.describe()).0,
             ]
         });
@@ -126,16 +126,24 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
         text.push('\n');
         out.write(&text)?;
     } else {
-        let conversion = convert::convert(events.iter().copied(), &options);
-        // What the scorers cannot read (arguments that are not an object, say)
-        // is said here too, as `run` would refuse the session for it.
-        if let Err(e) = crate::core::trajectory::steps(&conversion.messages) {
+        // Converted, checked and redacted one message at a time as it is
+        // written: a large session's trajectory is never held whole.
+        let mut unreadable = None;
+        let messages = convert::messages_by_event(events.iter().copied(), &options)
+            .enumerate()
+            .inspect(|(index, message)| {
+                if unreadable.is_none() {
+                    unreadable = crate::core::trajectory::step(message, index + 1).err();
+                }
+            })
+            .map(|(_, message)| redact::redact_message(&message));
+        out.write_json_list(messages)?;
+        // What the scorers cannot read (arguments that are not an object,
+        // say) is said too, as `run` would refuse the session for it.
+        if let Some(e) = unreadable {
             eprintln!("warning: the trajectory cannot be scored: {e}");
             unscorable = true;
         }
-        // Redacted one message at a time as it is written: a large
-        // session's trajectory is not copied whole.
-        out.write_json_list(conversion.messages.iter().map(redact::redact_message))?;
     }
     out.finish()?;
     if let Some(path) = &args.output {

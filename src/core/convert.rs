@@ -55,20 +55,21 @@ impl ConvertOptions {
 
 /// What one event contributed to the trajectory.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Contribution {
-    Call(String),
-    Result(String),
-    Text(String),
-    Thought(String),
+pub enum Contribution<'e> {
+    Call(&'e str),
+    Result(&'e str),
+    /// The whole text; shown as a snippet.
+    Text(&'e str),
+    Thought(&'e str),
 }
 
-impl fmt::Display for Contribution {
+impl fmt::Display for Contribution<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Contribution::Call(name) => write!(f, "call {name}"),
             Contribution::Result(name) => write!(f, "result {name}"),
-            Contribution::Text(snippet) => write!(f, "text \"{snippet}\""),
-            Contribution::Thought(snippet) => write!(f, "thought \"{snippet}\""),
+            Contribution::Text(text) => write!(f, "text \"{}\"", snippet(text)),
+            Contribution::Thought(text) => write!(f, "thought \"{}\"", snippet(text)),
         }
     }
 }
@@ -98,19 +99,20 @@ impl fmt::Display for SkipReason {
 
 /// One row of the account: every event gets one.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EventAccount {
+/// It borrows from the event: accounting costs a conversion little.
+pub struct EventAccount<'e> {
     pub index: usize,
-    pub event_id: String,
-    pub author: String,
-    pub role: String,
-    pub invocation_id: String,
-    pub contributed: Vec<Contribution>,
+    pub event_id: &'e str,
+    pub author: &'e str,
+    pub role: &'e str,
+    pub invocation_id: &'e str,
+    pub contributed: Vec<Contribution<'e>>,
     /// Tools (or `(thought)`) dropped from an event that still contributed.
     pub dropped: Vec<String>,
     pub skipped: Option<SkipReason>,
 }
 
-impl EventAccount {
+impl EventAccount<'_> {
     /// The account column: contributions, or why there were none.
     pub fn describe(&self) -> String {
         if let Some(reason) = &self.skipped {
@@ -130,12 +132,12 @@ impl EventAccount {
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Conversion {
+pub struct Conversion<'e> {
     pub messages: Vec<Message>,
-    pub account: Vec<EventAccount>,
+    pub account: Vec<EventAccount<'e>>,
 }
 
-impl Conversion {
+impl Conversion<'_> {
     /// `N events, K contributed -> M messages, tools: a, b`.
     pub fn footer(&self) -> String {
         let contributed = self.account.iter().filter(|a| a.skipped.is_none()).count();
@@ -172,13 +174,26 @@ pub fn tool_names(messages: &[Message]) -> impl Iterator<Item = &str> {
 pub fn convert<'e>(
     events: impl IntoIterator<Item = &'e Event>,
     options: &ConvertOptions,
-) -> Conversion {
+) -> Conversion<'e> {
     let mut out = Conversion::default();
     for (index, event) in events.into_iter().enumerate() {
         let account = convert_event(index, event, options, &mut out.messages);
         out.account.push(account);
     }
     out
+}
+
+/// The messages of [`convert`], each event's made as the iterator reaches
+/// it: a large session's trajectory need not be held whole.
+pub fn messages_by_event<'e>(
+    events: impl IntoIterator<Item = &'e Event>,
+    options: &ConvertOptions,
+) -> impl Iterator<Item = Message> {
+    events.into_iter().enumerate().flat_map(|(index, event)| {
+        let mut messages = Vec::new();
+        convert_event(index, event, options, &mut messages);
+        messages
+    })
 }
 
 /// Text and tool calls of one event gather into one assistant message.
@@ -202,18 +217,18 @@ impl AssistantBuffer {
     }
 }
 
-fn convert_event(
+fn convert_event<'e>(
     index: usize,
-    event: &Event,
+    event: &'e Event,
     options: &ConvertOptions,
     messages: &mut Vec<Message>,
-) -> EventAccount {
+) -> EventAccount<'e> {
     let mut account = EventAccount {
         index,
-        event_id: event.id.clone().unwrap_or_default(),
-        author: event.author.clone().unwrap_or_default(),
-        role: event.content.role().unwrap_or_default().to_string(),
-        invocation_id: event.invocation().to_string(),
+        event_id: event.id.as_deref().unwrap_or_default(),
+        author: event.author.as_deref().unwrap_or_default(),
+        role: event.content.role().unwrap_or_default(),
+        invocation_id: event.invocation(),
         contributed: Vec::new(),
         dropped: Vec::new(),
         skipped: None,
@@ -296,11 +311,10 @@ fn convert_event(
                 } else {
                     buffer.texts.push(text.clone());
                 }
-                let snippet = snippet(text);
                 account.contributed.push(if *thought {
-                    Contribution::Thought(snippet)
+                    Contribution::Thought(text)
                 } else {
-                    Contribution::Text(snippet)
+                    Contribution::Text(text)
                 });
             }
             Part::Other => {}
@@ -326,12 +340,8 @@ fn is_awaiting_approval(response: &Value) -> bool {
         && response.as_object().is_some_and(|o| o.len() <= 2)
 }
 
-fn name_or_unknown(name: &str) -> String {
-    if name.is_empty() {
-        "?".into()
-    } else {
-        name.into()
-    }
+fn name_or_unknown(name: &str) -> &str {
+    if name.is_empty() { "?" } else { name }
 }
 
 /// Whitespace collapsed, at most 44 characters.

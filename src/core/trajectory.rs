@@ -178,31 +178,33 @@ pub fn steps(messages: &[Message]) -> Result<Vec<Step>, TrajectoryError> {
     messages
         .iter()
         .enumerate()
-        .map(|(index, message)| {
-            let number = index + 1;
-            let role = Role::parse(&message.role).ok_or_else(|| TrajectoryError::UnknownRole {
+        .map(|(index, message)| step(message, index + 1))
+        .collect()
+}
+
+/// One message as [`steps`] reads it; `number` (from 1) names it in errors.
+pub fn step(message: &Message, number: usize) -> Result<Step, TrajectoryError> {
+    let role = Role::parse(&message.role).ok_or_else(|| TrajectoryError::UnknownRole {
+        message: number,
+        role: message.role.clone(),
+    })?;
+    let calls = match message.tool_calls.as_deref() {
+        None | Some([]) => None,
+        Some(_) if role != Role::Assistant => {
+            return Err(TrajectoryError::CallsOutsideAssistant {
                 message: number,
                 role: message.role.clone(),
-            })?;
-            let calls = match message.tool_calls.as_deref() {
-                None | Some([]) => None,
-                Some(_) if role != Role::Assistant => {
-                    return Err(TrajectoryError::CallsOutsideAssistant {
-                        message: number,
-                        role: message.role.clone(),
-                    });
-                }
-                Some(calls) => Some(
-                    calls
-                        .iter()
-                        .enumerate()
-                        .map(|(i, call)| parse_call(call, number, i + 1))
-                        .collect::<Result<Vec<_>, _>>()?,
-                ),
-            };
-            Ok(Step { role, calls })
-        })
-        .collect()
+            });
+        }
+        Some(calls) => Some(
+            calls
+                .iter()
+                .enumerate()
+                .map(|(i, call)| parse_call(call, number, i + 1))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    Ok(Step { role, calls })
 }
 
 /// Every tool call of the trajectory, in message order.
