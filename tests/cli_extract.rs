@@ -202,3 +202,32 @@ fn raw_output_is_redacted_and_says_so() {
             .starts_with("{\"invocation_id\":\"i\",\"author\":\"user\"")
     );
 }
+
+#[test]
+fn arguments_the_scorers_cannot_read_are_written_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session.jsonl");
+    let events = [
+        r#"{"id":"e1","invocation_id":"i1","author":"user","content":{"role":"user","parts":[{"text":"restart it"}]}}"#,
+        r#"{"id":"e2","invocation_id":"i1","author":"agent","content":{"role":"model","parts":[{"function_call":{"id":"c1","name":"restart","args":["web"]}}]}}"#,
+        r#"{"id":"e3","invocation_id":"i1","author":"agent","content":{"role":"model","parts":[{"text":"done"}]}}"#,
+    ];
+    std::fs::write(&path, events.join("\n")).unwrap();
+    let output = extract(&["s", "--fixture", path.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: the trajectory cannot be scored: message 2, tool call 1 (`restart`)"
+        ),
+        "{stderr}"
+    );
+    let messages = stdout_json(&output);
+    let roles: Vec<&str> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "assistant"]);
+}
