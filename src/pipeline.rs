@@ -325,3 +325,138 @@ async fn probe_session(
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::ingest::{KeepJson, read_jsonl};
+    use crate::core::judge::NoJudge;
+    use crate::core::session::AgentRef;
+    use crate::core::suite::load::load_compiled;
+    use crate::core::task::RecordChoice;
+    use crate::source::SessionSummary;
+
+    /// `count` sessions that each asked for the weather and got it from the
+    /// tool. The first batch arrives last; the batch holding `failing`
+    /// cannot be fetched.
+    struct Memory {
+        count: usize,
+        failing: Option<usize>,
+    }
+
+    const EVENTS: &str = concat!(
+        r#"{"id":"e1","invocation_id":"i","author":"user","content":{"role":"user","parts":[{"text":"weather?"}]}}"#,
+        "\n",
+        r#"{"id":"e2","invocation_id":"i","author":"a","content":{"role":"model","parts":[{"function_call":{"id":"c","name":"get_weather","args":{}}}]}}"#,
+        "\n",
+    );
+
+    fn id(n: usize) -> String {
+        format!("s{n:04}")
+    }
+
+    impl SessionSource for Memory {
+        fn describe(&self) -> String {
+            "memory".into()
+        }
+
+        async fn list(&self, _: &SessionQuery) -> Result<Vec<SessionSummary>, SourceError> {
+            Ok((0..self.count)
+                .map(|n| SessionSummary {
+                    key: SessionKey::new(id(n), Some("u".into())),
+                    agent_id: None,
+                    events: None,
+                    updated: None,
+                })
+                .collect())
+        }
+
+        async fn fetch(
+            &self,
+            keys: &[SessionKey],
+            _: Option<&AgentRef>,
+            _: RecordChoice,
+        ) -> Result<Vec<RawSession>, SourceError> {
+            if keys[0].id == id(0) {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            if let Some(failing) = self.failing
+                && keys.iter().any(|k| k.id == id(failing))
+            {
+                return Err(SourceError::Config("the batch cannot be read".into()));
+            }
+            Ok(keys
+                .iter()
+                .map(|key| RawSession {
+                    key: key.clone(),
+                    agent_id: None,
+                    raw: read_jsonl(EVENTS.as_bytes(), "memory", KeepJson::No).unwrap(),
+                    record: Record::Events,
+                })
+                .collect())
+        }
+    }
+
+    fn suite() -> CompiledSuite {
+        let text = "
+apiVersion: evals.kagent.dev/v1alpha1
+kind: EvalSuite
+metadata: {name: weather}
+spec:
+  sessions: {limit: 1000}
+  cases:
+    - name: calls-the-tool
+      evaluators:
+        - name: tool
+          type: toolsUsed
+          toolsUsed: {mode: superset, expected: [get_weather]}
+";
+        load_compiled("suite.yaml", text, None).unwrap().remove(0).1
+    }
+
+    async fn run(source: &Memory) -> Result<Report, RunError> {
+        run_suite(
+            &suite(),
+            source,
+            &NoJudge::None,
+            None,
+            Timestamp::now(),
+            false,
+        )
+        .await
+    }
+
+    #[tokio::test]
+    async fn batches_fetched_together_are_scored_in_listing_order() {
+        let report = run(&Memory {
+            count: 250,
+            failing: None,
+        })
+        .await
+        .unwrap();
+        let case = &report.cases[0];
+        assert_eq!(case.session_count, 250);
+        let detailed: Vec<&str> = case
+            .sessions
+            .iter()
+            .map(|s| s.session_id.as_str())
+            .collect();
+        let first_batch: Vec<String> = (0..100).map(id).collect();
+        assert_eq!(detailed, first_batch);
+    }
+
+    #[tokio::test]
+    async fn a_batch_that_cannot_be_fetched_fails_the_run() {
+        for failing in [0, 120, 249] {
+            let outcome = run(&Memory {
+                count: 250,
+                failing: Some(failing),
+            })
+            .await;
+            assert!(
+                matches!(outcome, Err(RunError::Source(SourceError::Config(_)))),
+                "batch of {failing}: {outcome:?}"
+            );
+        }
+    }
+}
