@@ -263,6 +263,11 @@ impl SessionSource for KagentPostgres {
                 }
             }
         }
+        // The transaction is done before the rows are read, so that the
+        // connection is free for the next batch meanwhile.
+        let rows: Vec<usize> = unread.iter().map(Vec::len).collect();
+        let tasks = self.read_tasks(&mut tx, &sessions, &rows, record).await?;
+        tx.rollback().await.map_err(|e| self.unavailable(e))?;
         // Reading the JSON is most of the work: on every core, beside
         // whatever the caller is doing meanwhile.
         let keep = self.keep_json;
@@ -280,31 +285,33 @@ impl SessionSource for KagentPostgres {
             session.finish()
         })
         .await;
-        for (session, raw) in sessions.iter_mut().zip(read) {
+        for ((session, raw), tasks) in sessions.iter_mut().zip(read).zip(tasks) {
             session.raw = raw;
+            if let Some(tasks) = tasks {
+                session.use_tasks(tasks, &self.name);
+            }
         }
-        self.read_tasks(&mut tx, &mut sessions, record).await?;
-        tx.rollback().await.map_err(|e| self.unavailable(e))?;
         Ok(sessions)
     }
 }
 
 impl KagentPostgres {
-    /// Replace the events of the sessions `record` reads from tasks with
-    /// their tasks, in the same transaction.
+    /// The tasks of the sessions `record` reads from tasks, given each
+    /// session's count of event rows, in the same transaction; `None` for a
+    /// session read from its events.
     async fn read_tasks(
         &self,
         tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
-        sessions: &mut [RawSession],
+        sessions: &[RawSession],
+        rows: &[usize],
         record: RecordChoice,
-    ) -> Result<(), SourceError> {
+    ) -> Result<Vec<Option<Vec<StoredTask>>>, SourceError> {
+        let mut read: Vec<Option<Vec<StoredTask>>> = sessions.iter().map(|_| None).collect();
         let wanted: Vec<usize> = (0..sessions.len())
-            .filter(|&i| {
-                record.wants_tasks(sessions[i].raw.events.len() + sessions[i].raw.issues.len())
-            })
+            .filter(|&i| record.wants_tasks(rows[i]))
             .collect();
         if wanted.is_empty() {
-            return Ok(());
+            return Ok(read);
         }
         let ids: Vec<&str> = wanted
             .iter()
@@ -340,9 +347,9 @@ impl KagentPostgres {
         for (slot, found) in tasks.into_iter().enumerate() {
             // With no task either, the session keeps its (empty) events.
             if !found.is_empty() || record == RecordChoice::Tasks {
-                sessions[wanted[slot]].use_tasks(found, &self.name);
+                read[wanted[slot]] = Some(found);
             }
         }
-        Ok(())
+        Ok(read)
     }
 }
