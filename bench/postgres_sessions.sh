@@ -40,6 +40,10 @@ echo "seeded: $sessions sessions, $rows events"
 sed -e 's/namespace: kagent/namespace: bench/' -e "s/limit: 50/limit: $sessions/" \
   "$root/examples/weather/suite.yaml" > "$work/suite.yaml"
 
+best_of() {
+  if [[ -z $1 ]] || (( $(echo "$2 < $1" | bc -l) )); then echo "$2"; else echo "$1"; fi
+}
+
 measure() {
   local label=$1
   shift
@@ -59,10 +63,19 @@ measure() {
 
 measure "list (sessions)" "$binary" sessions --source kagent-postgres --agent bench/weather-assistant --limit "$sessions"
 listed=$(($(wc -l < "$work/out") - 1))
-measure "list, fetch, score (run)" "$binary" run "$work/suite.yaml" --source kagent-postgres --format json
-run_seconds=$last_seconds
-scored=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["sessions"])' "$work/out")
+# The run and the floor alternate, best of three each: the machine is
+# shared, and a neighbour's burst should not land on one side only.
+run_seconds=
+copy_seconds=
+for _ in 1 2 3; do
+  measure "list, fetch, score (run)" "$binary" run "$work/suite.yaml" --source kagent-postgres --format json
+  run_seconds=$(best_of "$run_seconds" "$last_seconds")
+  scored=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["sessions"])' "$work/out")
+  measure "COPY of the event rows" "$psql" -q "$url" -c \
+    "COPY (SELECT data FROM event WHERE deleted_at IS NULL ORDER BY session_id, created_at) TO STDOUT"
+  copy_seconds=$(best_of "$copy_seconds" "$last_seconds")
+done
 echo "listed $listed sessions, scored $scored"
-measure "COPY of the event rows" "$psql" -q "$url" -c \
-  "COPY (SELECT data FROM event WHERE deleted_at IS NULL ORDER BY session_id, created_at) TO STDOUT"
-awk -v r="$run_seconds" -v f="$last_seconds" 'BEGIN { printf "run / COPY floor: %.2fx   (aim: at most 1.5x)\n", r / f }'
+awk -v r="$run_seconds" -v f="$copy_seconds" 'BEGIN {
+  printf "best of three: run %.2f s, COPY %.2f s\nrun / COPY floor: %.2fx   (aim: at most 1.5x)\n", r, f, r / f
+}'
