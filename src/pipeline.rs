@@ -1,6 +1,7 @@
 //! Running a compiled suite against a session source: list the selected
-//! sessions, fetch them in batches, score each as it arrives. Only one
-//! batch of sessions is in memory at a time.
+//! sessions, fetch them in batches, score each as it arrives. At most four
+//! batches are in memory at a time: two being fetched, one waiting, one
+//! being scored.
 
 use crate::a2a::{A2aClient, AgentUnavailable, ProbeEnd};
 use crate::core::judge::{Judge, JudgeError};
