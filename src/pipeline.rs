@@ -173,9 +173,10 @@ async fn fetch_and_score(
     run: &mut ReportBuilder<'_>,
     mut fetched: impl FnMut(&[SessionKey], &[RawSession], &mut ReportBuilder<'_>),
 ) -> Result<(), RunError> {
-    // One batch waits between the fetches and the scoring; a failed fetch
+    // One batch waits between the fetches and the scoring (the channel
+    // holds its buffer, none, plus one for its one sender); a failed fetch
     // closes the channel, and the run ends with its error.
-    let (mut ready, mut arrived) = futures::channel::mpsc::channel(1);
+    let (mut ready, mut arrived) = futures::channel::mpsc::channel(0);
     let fetching = async move {
         let mut batches = keys.chunks(BATCH);
         let mut in_flight = futures::stream::FuturesOrdered::new();
