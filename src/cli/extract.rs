@@ -136,7 +136,7 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
                     unreadable = crate::core::trajectory::step(message, index + 1).err();
                 }
             })
-            .map(|(_, message)| redact::redact_message(&message));
+            .map(|(_, message)| redact::redact_message(message));
         out.write_json_list(messages)?;
         // What the scorers cannot read (arguments that are not an object,
         // say) is said too, as `run` would refuse the session for it.

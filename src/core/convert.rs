@@ -97,9 +97,9 @@ impl fmt::Display for SkipReason {
     }
 }
 
-/// One row of the account: every event gets one.
+/// One row of the account: every event gets one. It borrows from the
+/// event: accounting costs a conversion little.
 #[derive(Clone, Debug, PartialEq, Eq)]
-/// It borrows from the event: accounting costs a conversion little.
 pub struct EventAccount<'e> {
     pub index: usize,
     pub event_id: &'e str,

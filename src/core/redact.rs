@@ -239,18 +239,18 @@ fn walk(value: &mut Value, path: &mut String, redaction: &mut Redaction, rename_
 pub fn redact_messages(
     messages: &[crate::core::trajectory::Message],
 ) -> Vec<crate::core::trajectory::Message> {
-    messages.iter().map(redact_message).collect()
+    messages.iter().cloned().map(redact_message).collect()
 }
 
 /// One message with its secrets redacted.
 pub fn redact_message(
-    message: &crate::core::trajectory::Message,
+    message: crate::core::trajectory::Message,
 ) -> crate::core::trajectory::Message {
-    let mut value = serde_json::to_value(message).expect("messages serialise");
+    let mut value = serde_json::to_value(&message).expect("messages serialise");
     if redact(&mut value).count == 0 {
-        return message.clone();
+        return message;
     }
-    serde_json::from_value(value).unwrap_or_else(|_| message.clone())
+    serde_json::from_value(value).unwrap_or(message)
 }
 
 /// Query parameters whose values are credentials (`?token=`, `&api_key=`).
