@@ -16,6 +16,7 @@ use crate::core::pyjson;
 use jiff::Timestamp;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 
 /// The event in `text`, or `None` when it is not the plain shape.
@@ -213,10 +214,30 @@ object_seed!(
     ActionsVisitor
 );
 
-fn key<'de, A: MapAccess<'de>>(
-    map: &mut A,
-) -> Result<Option<std::borrow::Cow<'de, str>>, A::Error> {
-    map.next_key()
+fn key<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Cow<'de, str>>, A::Error> {
+    map.next_key_seed(KeySeed)
+}
+
+/// A key borrowed from the input, copied only when it had escapes to undo:
+/// serde's own `Cow<str>` always copies, and keys are most of what is read.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, json: D) -> Result<Self::Value, D::Error> {
+        json.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    expecting!("a key");
+    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(key))
+    }
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(key.to_owned()))
+    }
 }
 
 struct EventVisitor;
