@@ -203,3 +203,34 @@ fn a_cases_file_scores_every_line_and_reports_bad_ones_by_number() {
         "{stderr}"
     );
 }
+
+#[test]
+fn cases_past_a_chunk_and_a_long_blank_run_are_all_scored_in_file_order() {
+    let london: Value = json!([
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"type": "function", "function": {"name": "weather", "arguments": "{\"city\": \"London\"}"}}
+        ]}
+    ]);
+    let mut lines: Vec<Value> = (0..1500)
+        .map(|n| {
+            let outputs = if n % 3 == 0 { paris() } else { london.clone() };
+            json!({"name": format!("case-{n}"), "outputs": outputs, "reference": london})
+        })
+        .collect();
+    // More blank lines than a chunk holds, then one last case.
+    lines.extend(std::iter::repeat_n(Value::String(String::new()), 2100));
+    lines.push(Value::String("{not json".into()));
+
+    let (code, results, stderr) = run_cases(&lines, &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(results.len(), 1501, "{stderr}");
+    for (n, result) in results[..1500].iter().enumerate() {
+        assert_eq!(result["name"], format!("case-{n}"));
+        assert_eq!(result["score"], n % 3 != 0, "{result}");
+    }
+    assert_eq!(results[1500]["line"], 3601, "{}", results[1500]);
+    assert!(
+        stderr.contains("1000 passed, 500 failed, 1 could not be scored"),
+        "{stderr}"
+    );
+}

@@ -3,6 +3,7 @@
 
 use super::documents::load_value;
 use super::{CommandError, Status};
+use crate::core::parallel::map_in_order;
 use crate::core::score::Verdict;
 use crate::core::score::args::{ArgsConfig, ArgsMode, Override};
 use crate::core::score::match_case::MatchCase;
@@ -91,46 +92,28 @@ fn result_line(name: Option<&str>, verdict: &Verdict) -> serde_json::Value {
 /// A bad line is reported with its number and the rest are still scored; it
 /// makes the run exit 2, a failed case 1.
 fn run_cases(path: &Path, defaults: &MatchConfig) -> Result<Status, CommandError> {
-    const CHUNK_LINES: usize = 1024;
     let file = std::fs::File::open(path)
         .map_err(|e| CommandError(format!("cannot read {}: {e}", path.display())))?;
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     // Lines as bytes: one that is not UTF-8 is that line's error, not the batch's.
     let mut lines = std::io::BufReader::new(file).split(b'\n').enumerate();
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut tally = Tally::default();
-    loop {
-        let mut chunk = Vec::with_capacity(CHUNK_LINES);
-        for (index, line) in lines.by_ref().take(CHUNK_LINES) {
-            let line =
-                line.map_err(|e| CommandError(format!("{}:{}: {e}", path.display(), index + 1)))?;
-            if !line.trim_ascii().is_empty() {
-                chunk.push((index + 1, line));
-            }
-        }
-        if chunk.is_empty() {
-            break;
-        }
-        let scored: Vec<Vec<Scored>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = chunk
-                .chunks(chunk.len().div_ceil(workers))
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|(number, line)| score_line(path, *number, line, defaults))
-                            .collect()
-                    })
+    let mut chunk = read_chunk(path, &mut lines)?;
+    while !chunk.is_empty() {
+        // The next chunk is read while this one is scored.
+        let (scored, next) = rayon::join(
+            || {
+                map_in_order(chunk, |(number, line)| {
+                    score_line(path, number, &line, defaults)
                 })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("scoring does not panic"))
-                .collect()
-        });
-        for result in scored.into_iter().flatten() {
+            },
+            || read_chunk(path, &mut lines),
+        );
+        for result in scored {
             tally.count(&result);
             super::output::stdout_written(writeln!(stdout, "{}", result.line))?;
         }
+        chunk = next?;
     }
     super::output::stdout_written(stdout.flush())?;
     eprintln!(
@@ -146,6 +129,27 @@ fn run_cases(path: &Path, defaults: &MatchConfig) -> Result<Status, CommandError
     })
 }
 
+/// The next non-blank lines with their numbers; none only at the end of the
+/// file, however many blank lines come first.
+fn read_chunk(
+    path: &Path,
+    lines: &mut impl Iterator<Item = (usize, std::io::Result<Vec<u8>>)>,
+) -> Result<Vec<(usize, Vec<u8>)>, CommandError> {
+    const CHUNK_LINES: usize = 1024;
+    let mut chunk = Vec::with_capacity(CHUNK_LINES);
+    while chunk.len() < CHUNK_LINES {
+        let Some((index, line)) = lines.next() else {
+            break;
+        };
+        let line =
+            line.map_err(|e| CommandError(format!("{}:{}: {e}", path.display(), index + 1)))?;
+        if !line.trim_ascii().is_empty() {
+            chunk.push((index + 1, line));
+        }
+    }
+    Ok(chunk)
+}
+
 enum Outcome {
     Passed,
     Failed,
@@ -154,7 +158,8 @@ enum Outcome {
 
 struct Scored {
     outcome: Outcome,
-    line: serde_json::Value,
+    /// The result line as written, made on the scoring thread.
+    line: String,
 }
 
 #[derive(Default)]
@@ -186,14 +191,14 @@ fn score_line(path: &Path, number: usize, line: &[u8], defaults: &MatchConfig) -
             } else {
                 Outcome::Failed
             },
-            line: result_line(case.name.as_deref(), &verdict),
+            line: result_line(case.name.as_deref(), &verdict).to_string(),
         },
         Err(why) => {
             let message = format!("{}:{number}: {why}", path.display());
             tracing::error!("{message}");
             Scored {
                 outcome: Outcome::Error,
-                line: serde_json::json!({"line": number, "error": message}),
+                line: serde_json::json!({"line": number, "error": message}).to_string(),
             }
         }
     }

@@ -1,35 +1,12 @@
 //! Work spread over every core, results in input order: sessions are
 //! independent, and a report must not depend on which finished first.
 
-/// `f` applied to every item, on up to one thread per core.
+/// `f` applied to every item on every core. rayon's pool lives as long as
+/// the process: a thread started per call left its allocator's pages behind
+/// when it ended, and the next one faulted in fresh ones.
 pub fn map_in_order<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync) -> Vec<U> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads == 1 || items.len() < 2 {
-        return items.into_iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    let mut parts = Vec::with_capacity(threads);
-    let mut rest = items;
-    while rest.len() > chunk {
-        let tail = rest.split_off(chunk);
-        parts.push(rest);
-        rest = tail;
-    }
-    parts.push(rest);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = parts
-            .into_iter()
-            .map(|part| scope.spawn(move || part.into_iter().map(f).collect::<Vec<U>>()))
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| {
-                w.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    })
+    use rayon::prelude::*;
+    items.into_par_iter().map(&f).collect()
 }
 
 /// [`map_in_order`] on the runtime's blocking threads: the task awaiting
