@@ -1,9 +1,9 @@
 //! Work spread over every core, results in input order: sessions are
 //! independent, and a report must not depend on which finished first.
 
-/// `f` applied to every item on every core. rayon's pool lives as long as
-/// the process: a thread started per call left its allocator's pages behind
-/// when it ended, and the next one faulted in fresh ones.
+/// `f` applied to every item on every core. rayon steals work, so one long
+/// session does not hold up a core's share of the others, and its threads
+/// are started once for the process, not for each batch.
 pub fn map_in_order<T: Send, U: Send>(items: Vec<T>, f: impl Fn(T) -> U + Sync) -> Vec<U> {
     use rayon::prelude::*;
     items.into_par_iter().map(&f).collect()
