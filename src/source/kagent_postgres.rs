@@ -55,28 +55,32 @@ SELECT s.id, s.user_id, s.agent_id,
  ORDER BY s.updated_at DESC NULLS LAST, s.created_at DESC NULLS LAST, s.id, s.user_id
  LIMIT $4";
 
-/// The wanted sessions first, joined on their keys, so that the planner
-/// sees a hundred sessions and reads their events by index; an `OR` of the
-/// two key forms made it merge-join the whole event table on every batch.
+/// The wanted sessions, joined on their keys so that the planner sees a
+/// hundred sessions: an `OR` of the two key forms made it merge-join the
+/// whole event table on every batch.
+const FETCH_SESSIONS: &str = "
+SELECT s.id, s.user_id, s.agent_id
+  FROM session s
+  JOIN unnest($1::text[], $2::text[]) AS k(id, user_id)
+    ON s.id = k.id AND s.user_id = k.user_id
+ WHERE s.deleted_at IS NULL AND ($4::text IS NULL OR s.agent_id = $4)
+UNION
+SELECT s.id, s.user_id, s.agent_id
+  FROM session s
+ WHERE s.id = ANY($3::text[])
+   AND s.deleted_at IS NULL AND ($4::text IS NULL OR s.agent_id = $4)
+ ORDER BY 1, 2";
+
+/// The event rows of those sessions, each named by its place in the list
+/// rather than by its key and agent again: a fifth less for the server to
+/// send and for us to decode.
 const FETCH_EVENTS: &str = "
-WITH wanted AS (
-  SELECT s.id, s.user_id, s.agent_id
-    FROM session s
-    JOIN unnest($1::text[], $2::text[]) AS k(id, user_id)
-      ON s.id = k.id AND s.user_id = k.user_id
-   WHERE s.deleted_at IS NULL AND ($4::text IS NULL OR s.agent_id = $4)
-  UNION
-  SELECT s.id, s.user_id, s.agent_id
-    FROM session s
-   WHERE s.id = ANY($3::text[])
-     AND s.deleted_at IS NULL AND ($4::text IS NULL OR s.agent_id = $4)
-)
-SELECT w.id, w.user_id, w.agent_id, e.id AS event_id, e.data,
+SELECT k.place::int4 AS place, e.id, e.data,
        (extract(epoch FROM e.created_at) * 1000000)::int8 AS created
-  FROM wanted w
-  LEFT JOIN event e
-    ON e.session_id = w.id AND e.user_id = w.user_id AND e.deleted_at IS NULL
- ORDER BY w.id, w.user_id, e.created_at NULLS FIRST, e.id";
+  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(id, user_id, place)
+  JOIN event e
+    ON e.session_id = k.id AND e.user_id = k.user_id AND e.deleted_at IS NULL
+ ORDER BY k.place, e.created_at NULLS FIRST, e.id";
 
 /// The A2A tasks of sessions, oldest first. `protocol_version` (kagent
 /// v0.9.7) and the task's own `user_id` (v0.10) are read through `to_jsonb`
@@ -224,43 +228,56 @@ impl SessionSource for KagentPostgres {
             }
         }
         let mut tx = self.read_only().await?;
-        let mut sessions: Vec<RawSession> = Vec::new();
+        let mut sessions: Vec<RawSession> = sqlx::query(FETCH_SESSIONS)
+            .bind(&pair_ids)
+            .bind(&pair_users)
+            .bind(&any_user)
+            .bind(agent.map(AgentRef::kagent_id))
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(|e| self.unavailable(e))?
+            .into_iter()
+            .map(|row| {
+                Ok(RawSession {
+                    key: SessionKey::new(row.try_get::<String, _>("id")?, row.try_get("user_id")?),
+                    agent_id: row.try_get("agent_id")?,
+                    raw: RawEvents::default(),
+                    record: Record::Events,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(|e| self.unavailable(e))?;
         // Each session's rows as they arrive, read once the batch is in.
-        let mut unread: Vec<Vec<(Option<i64>, PgRow, Origin)>> = Vec::new();
+        let mut unread: Vec<Vec<(Option<i64>, PgRow, Origin)>> =
+            sessions.iter().map(|_| Vec::new()).collect();
         {
+            let ids: Vec<&str> = sessions.iter().map(|s| s.key.id.as_str()).collect();
+            let users: Vec<Option<&str>> =
+                sessions.iter().map(|s| s.key.user_id.as_deref()).collect();
             let mut stream = sqlx::query(FETCH_EVENTS)
-                .bind(&pair_ids)
-                .bind(&pair_users)
-                .bind(&any_user)
-                .bind(agent.map(AgentRef::kagent_id))
+                .bind(&ids)
+                .bind(&users)
                 .fetch(&mut *tx);
             while let Some(row) = stream.try_next().await.map_err(|e| self.unavailable(e))? {
-                let id: &str = row.try_get("id").map_err(|e| self.unavailable(e))?;
-                let user: &str = row.try_get("user_id").map_err(|e| self.unavailable(e))?;
-                let same = sessions
-                    .last()
-                    .is_some_and(|s| s.key.id == id && s.key.user_id.as_deref() == Some(user));
-                if !same {
-                    unread.push(Vec::new());
-                    sessions.push(RawSession {
-                        key: SessionKey::new(id, Some(user.to_string())),
-                        agent_id: row.try_get("agent_id").map_err(|e| self.unavailable(e))?,
-                        raw: RawEvents::default(),
-                        record: Record::Events,
-                    });
-                }
-                let event_id: Option<String> =
-                    row.try_get("event_id").map_err(|e| self.unavailable(e))?;
-                let Some(event_id) = event_id else { continue };
-                let created: Option<i64> =
-                    row.try_get("created").map_err(|e| self.unavailable(e))?;
+                let place: i32 = row.try_get(0).map_err(|e| self.unavailable(e))?;
+                let event_id: String = row.try_get(1).map_err(|e| self.unavailable(e))?;
+                let created: Option<i64> = row.try_get(3).map_err(|e| self.unavailable(e))?;
                 let origin = Origin::Row {
                     source: self.name.clone(),
                     event_id,
                 };
-                if let Some(rows) = unread.last_mut() {
-                    rows.push((created, row, origin));
-                }
+                // Places count from one, in the order the keys were given.
+                let rows = usize::try_from(place)
+                    .ok()
+                    .and_then(|place| unread.get_mut(place.checked_sub(1)?))
+                    .ok_or_else(|| SourceError::Unavailable {
+                        source_name: self.name.to_string(),
+                        detail: format!(
+                            "an event row of session number {place} of {}",
+                            sessions.len()
+                        ),
+                    })?;
+                rows.push((created, row, origin));
             }
         }
         // The transaction is done before the rows are read, so that the
@@ -276,7 +293,7 @@ impl SessionSource for KagentPostgres {
             for (created, row, origin) in rows {
                 // The text column's bytes as they came, not copied into a
                 // String: the reader checks they are UTF-8 as it parses.
-                let parsed = match row.try_get_unchecked::<&[u8], _>("data") {
+                let parsed = match row.try_get_unchecked::<&[u8], _>(2) {
                     Ok(data) => parse_event(data, origin, keep),
                     Err(e) => Err(Issue::new(&origin, format!("the row cannot be read: {e}"))),
                 };
