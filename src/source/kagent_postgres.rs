@@ -259,9 +259,10 @@ impl SessionSource for KagentPostgres {
                 .bind(&users)
                 .fetch(&mut *tx);
             while let Some(row) = stream.try_next().await.map_err(|e| self.unavailable(e))? {
-                let place: i32 = row.try_get(0).map_err(|e| self.unavailable(e))?;
-                let event_id: String = row.try_get(1).map_err(|e| self.unavailable(e))?;
-                let created: Option<i64> = row.try_get(3).map_err(|e| self.unavailable(e))?;
+                let place: i32 = row.try_get("place").map_err(|e| self.unavailable(e))?;
+                let event_id: String = row.try_get("id").map_err(|e| self.unavailable(e))?;
+                let created: Option<i64> =
+                    row.try_get("created").map_err(|e| self.unavailable(e))?;
                 let origin = Origin::Row {
                     source: self.name.clone(),
                     event_id,
@@ -293,7 +294,7 @@ impl SessionSource for KagentPostgres {
             for (created, row, origin) in rows {
                 // The text column's bytes as they came, not copied into a
                 // String: the reader checks they are UTF-8 as it parses.
-                let parsed = match row.try_get_unchecked::<&[u8], _>(2) {
+                let parsed = match row.try_get_unchecked::<&[u8], _>("data") {
                     Ok(data) => parse_event(data, origin, keep),
                     Err(e) => Err(Issue::new(&origin, format!("the row cannot be read: {e}"))),
                 };
