@@ -104,9 +104,12 @@ const ODDITIES_NOTED: usize = 10;
 /// before them carries: signs of rows written twice or lost.
 fn oddities(events: &[Event], origins: &[Origin]) -> Vec<Issue> {
     let mut notes = Vec::new();
-    let mut seen_ids = std::collections::HashSet::new();
+    // foldhash: SipHash's resistance to chosen keys costs more here than
+    // the ids are worth; foldhash is seeded per process as well.
+    let mut seen_ids =
+        foldhash::HashSet::with_capacity_and_hasher(events.len(), Default::default());
     let mut repeated = 0usize;
-    let mut calls = std::collections::HashSet::new();
+    let mut calls = foldhash::HashSet::default();
     let mut orphans = 0usize;
     for (event, origin) in events.iter().zip(origins) {
         if let Some(id) = event.id.as_deref().filter(|id| !id.is_empty())
