@@ -294,11 +294,14 @@ fn values_schema() {
 
 const RELEASE_NAMESPACE: &str = "ship-rbac";
 
-async fn install_rbac(client: &kube::Client, sets: &[&str]) {
+/// The chart's RBAC objects of release `release`, whose service account
+/// has the release's name. Tests that run at once use releases of their
+/// own, so that one's install does not change another's grants.
+async fn install_rbac(client: &kube::Client, release: &str, sets: &[&str]) {
     for ns in [RELEASE_NAMESPACE, "ship-tenant", "ship-secrets"] {
         namespace(client, ns).await;
     }
-    let docs: Vec<Value> = documents(&helm_template("kev", RELEASE_NAMESPACE, sets).unwrap())
+    let docs: Vec<Value> = documents(&helm_template(release, RELEASE_NAMESPACE, sets).unwrap())
         .into_iter()
         .filter(|d| {
             matches!(
@@ -318,6 +321,7 @@ async fn install_rbac(client: &kube::Client, sets: &[&str]) {
 
 async fn allowed(
     client: &kube::Client,
+    release: &str,
     verb: &str,
     group: &str,
     resource: &str,
@@ -329,7 +333,9 @@ async fn allowed(
     };
     let review = SubjectAccessReview {
         spec: SubjectAccessReviewSpec {
-            user: Some(format!("system:serviceaccount:{RELEASE_NAMESPACE}:kev")),
+            user: Some(format!(
+                "system:serviceaccount:{RELEASE_NAMESPACE}:{release}"
+            )),
             groups: Some(vec![
                 "system:serviceaccounts".into(),
                 format!("system:serviceaccounts:{RELEASE_NAMESPACE}"),
@@ -359,7 +365,8 @@ fn access_reviews() {
     let plane = control_plane();
     runtime().block_on(async {
         let client = plane.client().await;
-        install_rbac(&client, &["secretNamespaces={ship-secrets}"]).await;
+        let release = "kev-reviewed";
+        install_rbac(&client, release, &["secretNamespaces={ship-secrets}"]).await;
         let evals = "evals.kagent.dev";
         let tenant = Some("ship-tenant");
         for (verb, group, resource, ns) in [
@@ -385,7 +392,7 @@ fn access_reviews() {
             ("get", "", "secrets", Some("ship-secrets")),
         ] {
             assert!(
-                allowed(&client, verb, group, resource, ns).await,
+                allowed(&client, release, verb, group, resource, ns).await,
                 "may not {verb} {group}/{resource} in {ns:?}"
             );
         }
@@ -405,13 +412,13 @@ fn access_reviews() {
             ("create", "", "configmaps", tenant),
         ] {
             assert!(
-                !allowed(&client, verb, group, resource, ns).await,
+                !allowed(&client, release, verb, group, resource, ns).await,
                 "may {verb} {group}/{resource} in {ns:?}"
             );
         }
-        install_rbac(&client, &["fullReports=true"]).await;
+        install_rbac(&client, release, &["fullReports=true"]).await;
         assert!(
-            allowed(&client, "create", "", "configmaps", tenant).await,
+            allowed(&client, release, "create", "", "configmaps", tenant).await,
             "fullReports grants ConfigMap writes"
         );
     });
@@ -421,7 +428,7 @@ fn controller_with_chart_rbac() {
     let plane = control_plane();
     runtime().block_on(async {
         let client = plane.client().await;
-        install_rbac(&client, &[]).await;
+        install_rbac(&client, "kev", &[]).await;
         let db = weather_database("shiprbac", "ship-tenant").await;
         let mut cfg = config("ship-tenant", "replica-sa", Some(&db.url));
         cfg.lease_namespace = RELEASE_NAMESPACE.into();
