@@ -428,11 +428,12 @@ fn controller_with_chart_rbac() {
     let plane = control_plane();
     runtime().block_on(async {
         let client = plane.client().await;
-        install_rbac(&client, "kev", &[]).await;
+        let release = "kev";
+        install_rbac(&client, release, &[]).await;
         let db = weather_database("shiprbac", "ship-tenant").await;
         let mut cfg = config("ship-tenant", "replica-sa", Some(&db.url));
         cfg.lease_namespace = RELEASE_NAMESPACE.into();
-        let service_account = format!("system:serviceaccount:{RELEASE_NAMESPACE}:kev");
+        let service_account = format!("system:serviceaccount:{RELEASE_NAMESPACE}:{release}");
         let _replica = start_as(&plane, cfg, Some(service_account)).await;
         apply_suite(
             &client,
