@@ -145,7 +145,7 @@ pub enum Role {
 }
 
 impl Role {
-    fn parse(role: &str) -> Option<Self> {
+    pub fn parse(role: &str) -> Option<Self> {
         Some(match role {
             "user" | "human" => Role::User,
             "assistant" | "ai" => Role::Assistant,

@@ -10,10 +10,11 @@
 use super::args::{ArgsMode, Override};
 use super::trajectory_match::{MatchConfig, check_size, trajectory_match};
 use super::{ConfigError, Verdict};
-use crate::core::trajectory::{Message, Step, ToolCall, messages_from_value, steps};
+use crate::core::trajectory::{Call, Role, Step, messages_from_value, steps};
 use serde::Deserialize;
-use serde::de::IgnoredAny;
-use serde_json::Value;
+use serde::de::{self, Deserializer, IgnoredAny, Visitor};
+use serde_json::{Map, Value};
+use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchCase {
@@ -25,12 +26,14 @@ pub struct MatchCase {
 
 impl MatchCase {
     /// Read a case from one line of JSON. Most lines take a typed path that
-    /// skips message content (scoring never reads it); any line it does not
+    /// reads straight into steps in one pass, parses each call's arguments
+    /// from the line's own text and skips message content (scoring never
+    /// reads it); any line it does not
     /// accept is read again through [`MatchCase::parse`], which accepts the
     /// same cases and words the errors.
     pub fn from_json(line: &str, defaults: &MatchConfig) -> Result<Self, ConfigError> {
         if let Ok(case) = serde_json::from_str::<TypedCase>(line)
-            && let Ok(case) = case.into_case(defaults)
+            && let Some(case) = case.into_case(defaults)
         {
             return Ok(case);
         }
@@ -122,7 +125,9 @@ const KNOWN: [&str; 8] = [
     "expected",
 ];
 
-/// The common shape of a case: message lists, settings as strings.
+/// The common shape of a case, read in one pass straight into steps:
+/// message lists, settings as strings; message content and the strings
+/// scoring does not read are checked, not kept.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TypedCase {
@@ -142,39 +147,155 @@ struct TypedCase {
     _expected: IgnoredAny,
 }
 
-/// [`Message`] with its content skipped rather than built.
+/// A [`Message`] as [`step`] reads it.
+///
+/// [`Message`]: crate::core::trajectory::Message
+/// [`step`]: crate::core::trajectory::step
 #[derive(Deserialize)]
 struct TypedMessage {
-    role: String,
+    role: RoleName,
     #[serde(default, rename = "content")]
     _content: IgnoredAny,
-    tool_calls: Option<Vec<ToolCall>>,
-    tool_call_id: Option<String>,
+    tool_calls: Option<Vec<TypedCall>>,
+    #[serde(rename = "tool_call_id")]
+    _tool_call_id: Option<UnreadString>,
+    #[serde(rename = "name")]
+    _name: Option<UnreadString>,
+}
+
+/// A [`ToolCall`] in either shape, its arguments parsed as they are read.
+///
+/// [`ToolCall`]: crate::core::trajectory::ToolCall
+#[derive(Deserialize)]
+struct TypedCall {
+    #[serde(rename = "type")]
+    _kind: Option<UnreadString>,
+    function: Option<TypedFunction>,
+    #[serde(rename = "id")]
+    _id: Option<UnreadString>,
     name: Option<String>,
+    args: Option<Arguments>,
+}
+
+#[derive(Deserialize)]
+struct TypedFunction {
+    name: String,
+    arguments: Arguments,
+}
+
+/// A role LangChain accepts, read without keeping its text.
+struct RoleName(Role);
+
+/// A string that must be a string, read without keeping it.
+struct UnreadString;
+
+/// Tool arguments: an object, or JSON text of one, parsed from the
+/// unescaped text in place rather than from a copy of it.
+struct Arguments(Map<String, Value>);
+
+/// Reads a string with `read`, never asking for an owned copy.
+struct StrVisitor<F>(F);
+
+impl<'de, T, F: FnOnce(&str) -> Result<T, String>> Visitor<'de> for StrVisitor<F> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<T, E> {
+        (self.0)(text).map_err(E::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for RoleName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(StrVisitor(|role: &str| {
+            Role::parse(role)
+                .map(RoleName)
+                .ok_or_else(|| format!("unknown role `{role}`"))
+        }))
+    }
+}
+
+impl<'de> Deserialize<'de> for UnreadString {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(StrVisitor(|_: &str| Ok(UnreadString)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Arguments {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ArgumentsVisitor;
+        impl<'de> Visitor<'de> for ArgumentsVisitor {
+            type Value = Arguments;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object or the JSON text of one")
+            }
+
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Arguments, E> {
+                serde_json::from_str(text).map(Arguments).map_err(E::custom)
+            }
+
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Arguments, A::Error> {
+                Map::deserialize(de::value::MapAccessDeserializer::new(map)).map(Arguments)
+            }
+        }
+        deserializer.deserialize_any(ArgumentsVisitor)
+    }
+}
+
+impl TypedMessage {
+    /// The step [`step`] makes of this message, or `None` where it would
+    /// give an error.
+    ///
+    /// [`step`]: crate::core::trajectory::step
+    fn step(self) -> Option<Step> {
+        let RoleName(role) = self.role;
+        let calls = match self.tool_calls {
+            None => None,
+            Some(calls) if calls.is_empty() => None,
+            Some(_) if role != Role::Assistant => return None,
+            Some(calls) => Some(
+                calls
+                    .into_iter()
+                    .map(TypedCall::call)
+                    .collect::<Option<_>>()?,
+            ),
+        };
+        Some(Step { role, calls })
+    }
+}
+
+impl TypedCall {
+    fn call(self) -> Option<Call> {
+        let (name, Arguments(args)) = match (self.function, self.name) {
+            (Some(function), _) => (function.name, function.arguments),
+            (None, Some(name)) => (name, self.args.unwrap_or(Arguments(Map::new()))),
+            (None, None) => return None,
+        };
+        Some(Call { name, args })
+    }
 }
 
 impl TypedCase {
-    fn into_case(self, defaults: &MatchConfig) -> Result<MatchCase, ConfigError> {
+    /// The case, or `None` where [`MatchCase::parse`] would give an error.
+    fn into_case(self, defaults: &MatchConfig) -> Option<MatchCase> {
         let trajectory = |messages: Vec<TypedMessage>| {
-            let messages: Vec<Message> = messages
+            messages
                 .into_iter()
-                .map(|m| Message {
-                    role: m.role,
-                    content: Value::Null,
-                    tool_calls: m.tool_calls,
-                    tool_call_id: m.tool_call_id,
-                    name: m.name,
-                })
-                .collect();
-            steps(&messages).map_err(|e| ConfigError(e.to_string()))
+                .map(TypedMessage::step)
+                .collect::<Option<Vec<Step>>>()
         };
-        Ok(MatchCase {
+        Some(MatchCase {
             config: configure(
                 defaults,
                 self.mode.as_deref(),
                 self.args_mode.as_deref(),
                 self.overrides.as_ref(),
-            )?,
+            )
+            .ok()?,
             name: self.name,
             outputs: trajectory(self.outputs)?,
             reference: trajectory(self.reference)?,
@@ -289,6 +410,53 @@ mod tests {
         .unwrap();
         assert_eq!(case.score().unwrap().key, "trajectory_superset_match");
         assert_eq!(case.score().unwrap().score, Score::Bool(false));
+    }
+
+    /// The one-pass reader gives what the general reader gives, or leaves
+    /// the line to it, on every corner of the message format.
+    #[test]
+    fn the_typed_reader_agrees_with_the_general_one() {
+        let calls = [
+            r#"{"function": {"name": "a", "arguments": "{\"x\": {\"y\": [1, 2.5]}, \"b\": true}"}}"#,
+            r#"{"function": {"name": "a", "arguments": {"x": 1}}, "id": "c1", "type": "function"}"#,
+            r#"{"function": {"name": "a", "arguments": "null"}}"#,
+            r#"{"function": {"name": "a", "arguments": "[1]"}}"#,
+            r#"{"function": {"name": "a", "arguments": "3"}}"#,
+            r#"{"function": {"name": "a", "arguments": null}}"#,
+            r#"{"function": {"name": "a", "arguments": "{} x"}}"#,
+            r#"{"function": {"name": "a", "arguments": "{\"k\": 1, \"k\": 2}"}}"#,
+            r#"{"function": {"name": "a"}}"#,
+            r#"{"function": {"name": 1, "arguments": "{}"}}"#,
+            r#"{"function": {"name": "a", "arguments": "{}"}, "name": "b", "args": 7}"#,
+            r#"{"name": "b", "args": "{\"q\": \"\\u00e9\"}"}"#,
+            r#"{"name": "b", "args": null}"#,
+            r#"{"name": "b"}"#,
+            r#"{"name": "b", "args": [1]}"#,
+            r#"{"args": {}}"#,
+            r#"{"function": {"name": "a", "arguments": "{}"}, "id": 3}"#,
+            r#"{"function": {"name": "a", "arguments": "{}"}, "type": null}"#,
+        ]
+        .map(|call| format!(r#"{{"role": "assistant", "tool_calls": [{call}]}}"#));
+        let messages = [
+            r#"{"role": "assist\u0061nt", "tool_calls": []}"#,
+            r#"{"role": "ai", "content": [{"text": "x"}], "tool_calls": null}"#,
+            r#"{"role": "user", "tool_calls": []}"#,
+            r#"{"role": "user", "tool_calls": [{"function": {"name": "a", "arguments": "{}"}}]}"#,
+            r#"{"role": "robot"}"#,
+            r#"{"content": "no role"}"#,
+            r#"{"role": "tool", "tool_call_id": 5}"#,
+            r#"{"role": "tool", "tool_call_id": "c\u0031", "name": "a", "extra": 1}"#,
+            r#"{"role": "user", "name": false}"#,
+        ]
+        .map(String::from);
+        let defaults = MatchConfig::default();
+        for message in calls.iter().chain(&messages) {
+            let line = format!(r#"{{"outputs": [{message}], "reference": []}}"#);
+            let general = serde_json::from_str(&line)
+                .map_err(|e: serde_json::Error| ConfigError(e.to_string()))
+                .and_then(|value| MatchCase::parse(value, &defaults));
+            assert_eq!(MatchCase::from_json(&line, &defaults), general, "{line}");
+        }
     }
 
     #[test]
