@@ -7,6 +7,7 @@
 //! assistant messages only, and `arguments` may be JSON text or an object.
 
 use crate::core::event::kind;
+use either::Either;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -162,7 +163,119 @@ impl Role {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Call {
     pub name: String,
-    pub args: Map<String, Value>,
+    pub args: Args,
+}
+
+/// A call's arguments, keys in the order they were given. A call carries a
+/// handful of keys, found by a scan of a list where a hashed map would
+/// hash each key on the way in and on every lookup; past [`Args::FEW`]
+/// keys they are a map. Nested objects stay JSON objects.
+#[derive(Clone, Debug)]
+pub enum Args {
+    Few(Vec<(String, Value)>),
+    Many(Map<String, Value>),
+}
+
+impl Default for Args {
+    fn default() -> Self {
+        Args::Few(Vec::new())
+    }
+}
+
+impl Args {
+    /// The most keys kept in a list.
+    pub const FEW: usize = 16;
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Args::Few(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            Args::Many(map) => map.get(key),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Args::Few(entries) => entries.len(),
+            Args::Many(map) => map.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        match self {
+            Args::Few(entries) => Either::Left(entries.iter().map(|(k, v)| (k, v))),
+            Args::Many(map) => Either::Right(map.iter()),
+        }
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.iter().map(|(k, _)| k)
+    }
+
+    /// A repeated key keeps its first place and takes the last value, as
+    /// in a JSON object read by serde_json (and Python's `json.loads`).
+    pub fn insert(&mut self, key: String, value: Value) {
+        match self {
+            Args::Few(entries) => match entries.iter().position(|(k, _)| *k == key) {
+                Some(at) => entries[at].1 = value,
+                None if entries.len() < Self::FEW => entries.push((key, value)),
+                None => {
+                    let mut map: Map<String, Value> = std::mem::take(entries).into_iter().collect();
+                    map.insert(key, value);
+                    *self = Args::Many(map);
+                }
+            },
+            Args::Many(map) => {
+                map.insert(key, value);
+            }
+        }
+    }
+
+    /// The arguments as a JSON object, in their order.
+    pub fn to_object(&self) -> Value {
+        Value::Object(self.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+    }
+}
+
+/// Equal when the same keys hold equal values, in any order.
+impl PartialEq for Args {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().all(|(k, v)| other.get(k) == Some(v))
+    }
+}
+
+impl From<Map<String, Value>> for Args {
+    fn from(map: Map<String, Value>) -> Self {
+        if map.len() > Self::FEW {
+            return Args::Many(map);
+        }
+        Args::Few(map.into_iter().collect())
+    }
+}
+
+impl<'de> Deserialize<'de> for Args {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ArgsVisitor;
+        impl<'de> serde::de::Visitor<'de> for ArgsVisitor {
+            type Value = Args;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Args, A::Error> {
+                let mut args = Args::default();
+                while let Some((key, value)) = map.next_entry()? {
+                    args.insert(key, value);
+                }
+                Ok(args)
+            }
+        }
+        deserializer.deserialize_map(ArgsVisitor)
+    }
 }
 
 /// A message reduced to what trajectory matching reads: its role and its
@@ -221,14 +334,24 @@ fn parse_call(call: &ToolCall, message: usize, index: usize) -> Result<Call, Tra
         problem,
     };
     let args = match &call.function.arguments {
-        Value::String(text) => serde_json::from_str::<Value>(text)
-            .map_err(|e| bad(format!("arguments are not valid JSON: {e}")))?,
+        // Most arguments are the text of an object: read straight into
+        // `Args`; anything else is read again to say what it is.
+        Value::String(text) => match serde_json::from_str::<Args>(text) {
+            Ok(args) => {
+                return Ok(Call {
+                    name: name.clone(),
+                    args,
+                });
+            }
+            Err(_) => serde_json::from_str::<Value>(text)
+                .map_err(|e| bad(format!("arguments are not valid JSON: {e}")))?,
+        },
         other => other.clone(),
     };
     match args {
         Value::Object(args) => Ok(Call {
             name: name.clone(),
-            args,
+            args: args.into(),
         }),
         other => Err(bad(format!(
             "arguments must be a JSON object, found {}",
@@ -305,7 +428,32 @@ mod tests {
         assert_eq!(s[1].calls, None);
         let names: Vec<_> = calls(&s).map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c"]);
-        assert_eq!(calls(&s).nth(1).unwrap().args["y"], 2);
+        assert_eq!(calls(&s).nth(1).unwrap().args.get("y"), Some(&json!(2)));
+    }
+
+    #[test]
+    fn arguments_keep_their_order_and_read_repeats_as_serde_json_does() {
+        for count in [3, Args::FEW + 5] {
+            let mut text: Vec<String> = (0..count).map(|i| format!("\"k{i}\": {i}")).collect();
+            text.push("\"k1\": \"last\"".into());
+            let text = format!("{{{}}}", text.join(", "));
+            let args: Args = serde_json::from_str(&text).unwrap();
+            let object: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(args.to_object(), object, "{text}");
+            assert_eq!(
+                serde_json::to_string(&args.to_object()).unwrap(),
+                serde_json::to_string(&object).unwrap()
+            );
+            assert_eq!(args.len(), count);
+            assert_eq!(args.get("k1"), Some(&json!("last")));
+            assert_eq!(matches!(args, Args::Many(_)), count > Args::FEW);
+        }
+        let (a, b): (Args, Args) = (
+            serde_json::from_str(r#"{"x": 1, "y": 2}"#).unwrap(),
+            serde_json::from_str(r#"{"y": 2, "x": 1}"#).unwrap(),
+        );
+        assert_eq!(a, b);
+        assert!(serde_json::from_str::<Args>("[1]").is_err());
     }
 
     #[test]

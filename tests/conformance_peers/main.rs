@@ -42,7 +42,7 @@ fn oracle_calls(value: Option<&Value>) -> Option<Vec<Call>> {
         .map(|pair| {
             Some(Call {
                 name: pair[0].as_str()?.to_string(),
-                args: pair[1].as_object()?.clone(),
+                args: pair[1].as_object()?.clone().into(),
             })
         })
         .collect()

@@ -2,6 +2,7 @@
 
 use super::ConfigError;
 use crate::core::pyjson;
+use crate::core::trajectory::Args;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -120,7 +121,7 @@ impl ArgsConfig {
 
 /// agentevals' dotted-path lookup: missing keys, explicit nulls and paths
 /// through non-objects all read as `None`; there are no list indexes.
-fn nested<'v>(args: &'v Map<String, Value>, path: &str) -> Option<&'v Value> {
+fn nested<'v>(args: &'v Args, path: &str) -> Option<&'v Value> {
     let mut parts = path.split('.');
     let mut current = args.get(parts.next()?)?;
     for part in parts {
@@ -141,14 +142,14 @@ fn nested_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
 }
 
 /// Every key of `small` is in `large` with an equal value.
-fn contained(small: &Map<String, Value>, large: &Map<String, Value>) -> bool {
+fn contained(small: &Args, large: &Args) -> bool {
     small
         .iter()
         .all(|(k, v)| large.get(k).is_some_and(|w| pyjson::eq(v, w)))
 }
 
 impl ArgsMatcher<'_> {
-    pub fn matches(&self, first: &Map<String, Value>, second: &Map<String, Value>) -> bool {
+    pub fn matches(&self, first: &Args, second: &Args) -> bool {
         match self {
             ArgsMatcher::Mode(ArgsMode::Exact) => {
                 first.len() == second.len() && contained(first, second)
@@ -163,12 +164,7 @@ impl ArgsMatcher<'_> {
     }
 
     /// Why `matches(first, second)` is false, naming paths, never values.
-    pub fn mismatch(
-        &self,
-        first: &Map<String, Value>,
-        second: &Map<String, Value>,
-        sides: [&str; 2],
-    ) -> String {
+    pub fn mismatch(&self, first: &Args, second: &Args, sides: [&str; 2]) -> String {
         let [first_side, second_side] = sides;
         let missing = |key: &str, side: &str| format!("`{key}` is missing in the {side}");
         match self {
@@ -231,16 +227,43 @@ pub fn shape(value: &Value) -> String {
     }
 }
 
-fn sorted(map: &Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
-    let mut entries: Vec<_> = map.iter().collect();
+/// An object argument matching reads: a call's arguments, or an object
+/// nested in them.
+trait Object {
+    fn value(&self, key: &str) -> Option<&Value>;
+    fn entries(&self) -> impl Iterator<Item = (&String, &Value)>;
+}
+
+impl Object for Args {
+    fn value(&self, key: &str) -> Option<&Value> {
+        self.get(key)
+    }
+
+    fn entries(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.iter()
+    }
+}
+
+impl Object for Map<String, Value> {
+    fn value(&self, key: &str) -> Option<&Value> {
+        self.get(key)
+    }
+
+    fn entries(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.iter()
+    }
+}
+
+fn sorted(object: &impl Object) -> impl Iterator<Item = (&String, &Value)> {
+    let mut entries: Vec<_> = object.entries().collect();
     entries.sort_by(|a, b| a.0.cmp(b.0));
     entries.into_iter()
 }
 
 /// The first path at which two argument objects differ.
 fn exact_difference(
-    a: &Map<String, Value>,
-    b: &Map<String, Value>,
+    a: &impl Object,
+    b: &impl Object,
     prefix: &str,
     sides: [&str; 2],
 ) -> Option<String> {
@@ -252,7 +275,7 @@ fn exact_difference(
         }
     };
     for (k, v) in sorted(a) {
-        match b.get(k) {
+        match b.value(k) {
             None => return Some(format!("`{}` is missing in the {}", path(k), sides[1])),
             Some(w) if !pyjson::eq(v, w) => {
                 return Some(match (v, w) {
@@ -265,7 +288,7 @@ fn exact_difference(
         }
     }
     sorted(b)
-        .find(|(k, _)| !a.contains_key(*k))
+        .find(|(k, _)| a.value(k).is_none())
         .map(|(k, _)| format!("`{}` is missing in the {}", path(k), sides[0]))
 }
 
@@ -274,8 +297,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn obj(v: Value) -> Map<String, Value> {
-        v.as_object().unwrap().clone()
+    fn obj(v: Value) -> Args {
+        v.as_object().unwrap().clone().into()
     }
 
     #[test]

@@ -4,8 +4,8 @@
 use super::difflib;
 use crate::core::event::Event;
 use crate::core::pyjson;
-use crate::core::trajectory::Call;
-use serde_json::{Map, Value};
+use crate::core::trajectory::{Args, Call};
+use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// Precision, recall and F1 of the set of tool names used.
@@ -47,7 +47,7 @@ pub fn tool_selection(actual: &[&str], expected: &[&str]) -> Selection {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExpectedCall {
     pub name: String,
-    pub args: Map<String, Value>,
+    pub args: Args,
     /// Dotted paths to compare; all top-level keys of `args` when `None`.
     pub keys: Option<Vec<String>>,
 }
@@ -115,7 +115,7 @@ pub fn key_path(path: &str) -> Vec<String> {
     names
 }
 
-fn lookup<'v>(args: &'v Map<String, Value>, path: &str) -> Option<&'v Value> {
+fn lookup<'v>(args: &'v Args, path: &str) -> Option<&'v Value> {
     let names = key_path(path);
     let (first, rest) = names.split_first()?;
     let mut current = args.get(first)?;
@@ -127,7 +127,7 @@ fn lookup<'v>(args: &'v Map<String, Value>, path: &str) -> Option<&'v Value> {
 
 /// A key absent on one side and null on the other is equal, as Python's
 /// `dict.get` reads them.
-fn equal_at(actual: &Map<String, Value>, expected: &Map<String, Value>, path: &str) -> bool {
+fn equal_at(actual: &Args, expected: &Args, path: &str) -> bool {
     let null = Value::Null;
     pyjson::eq(
         lookup(actual, path).unwrap_or(&null),
@@ -331,7 +331,7 @@ mod tests {
     fn call(name: &str, args: Value) -> Call {
         Call {
             name: name.into(),
-            args: args.as_object().unwrap().clone(),
+            args: args.as_object().unwrap().clone().into(),
         }
     }
 
@@ -356,7 +356,8 @@ mod tests {
             args: json!({"city": "London", "units": "c"})
                 .as_object()
                 .unwrap()
-                .clone(),
+                .clone()
+                .into(),
             keys: None,
         }];
         let c = argument_correctness(&refs, &expected);
@@ -411,7 +412,7 @@ mod tests {
         let refs: Vec<&Call> = actual.iter().collect();
         let expected = |key: &str, args: Value| ExpectedCall {
             name: "w".into(),
-            args: args.as_object().unwrap().clone(),
+            args: args.as_object().unwrap().clone().into(),
             keys: Some(vec![key.into()]),
         };
         assert_eq!(

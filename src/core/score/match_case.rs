@@ -10,10 +10,10 @@
 use super::args::{ArgsMode, Override};
 use super::trajectory_match::{MatchConfig, check_size, trajectory_match};
 use super::{ConfigError, Verdict};
-use crate::core::trajectory::{Call, Role, Step, messages_from_value, steps};
+use crate::core::trajectory::{Args, Call, Role, Step, messages_from_value, steps};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, Visitor};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -191,7 +191,7 @@ struct UnreadString;
 
 /// Tool arguments: an object, or JSON text of one, parsed from the
 /// unescaped text in place rather than from a copy of it.
-struct Arguments(Map<String, Value>);
+struct Arguments(Args);
 
 /// Reads a string with `read`, never asking for an owned copy.
 struct StrVisitor<F>(F);
@@ -239,7 +239,7 @@ impl<'de> Deserialize<'de> for Arguments {
             }
 
             fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Arguments, A::Error> {
-                Map::deserialize(de::value::MapAccessDeserializer::new(map)).map(Arguments)
+                Args::deserialize(de::value::MapAccessDeserializer::new(map)).map(Arguments)
             }
         }
         deserializer.deserialize_any(ArgumentsVisitor)
@@ -272,7 +272,7 @@ impl TypedCall {
     fn call(self) -> Option<Call> {
         let (name, Arguments(args)) = match (self.function, self.name) {
             (Some(function), _) => (function.name, function.arguments),
-            (None, Some(name)) => (name, self.args.unwrap_or(Arguments(Map::new()))),
+            (None, Some(name)) => (name, self.args.unwrap_or(Arguments(Args::default()))),
             (None, None) => return None,
         };
         Some(Call { name, args })

@@ -167,7 +167,7 @@ impl<'s> SessionView<'s> {
                     current.steps += calls.len();
                     current.tool_uses.extend(calls.iter().map(|c| ToolUse {
                         name: Some(c.name.clone()),
-                        args: serde_json::Value::Object(c.args.clone()),
+                        args: c.args.to_object(),
                     }));
                 }
                 None if step.role == crate::core::trajectory::Role::Assistant

@@ -49,7 +49,7 @@ impl Settings for ArgumentCorrectnessSpec {
                 .iter()
                 .map(|call| ExpectedCall {
                     name: call.name.clone(),
-                    args: call.args.clone(),
+                    args: call.args.clone().into(),
                     keys: call.keys.clone(),
                 })
                 .collect(),

@@ -108,7 +108,7 @@ impl Scorer for TrajectoryMatch {
                 .flat_map(|s| s.calls.iter().flatten())
                 .map(|c| ReferenceCall {
                     name: c.name.clone(),
-                    args: Value::Object(c.args.clone()),
+                    args: c.args.to_object(),
                 })
                 .collect(),
         )
