@@ -3,7 +3,9 @@
 #   (a) `kagent-evals run` over SESSIONS session files (real captured events,
 #       Python and Go renderings, 20 a session) with one cheap evaluator,
 #       against a bare serde_json::Value parse of the same bytes
-#       (examples/bare_parse.rs) and, given a checkout of
+#       (examples/bare_parse.rs), against a scan of those bytes that builds
+#       nothing, on every core (the least a serde_json reader can do), and,
+#       given a checkout of
 #       themsquared/kagent-agentevals, against its Python converter;
 #   (d) peak RSS of `extract` on one large session, against its size.
 #
@@ -61,10 +63,13 @@ best() {
 
 read -r run_s run_kb < <(best "$bin" run "$work/suite.yaml" --fixture "$work/sessions" --format json -o "$work/report.json")
 read -r bare_s _ < <(best "$bare" "$work/sessions")
+read -r scan_s _ < <(best "$bare" --scan "$work/sessions")
 printf 'corpus: %d sessions, %.0f MB\n' "$sessions" "$(echo "$bytes / 1000000" | bc -l)"
 printf 'kagent-evals run:      %6.2f s (peak RSS %d MiB)\n' "$run_s" "$((run_kb / 1024))"
 printf 'bare Value parse:      %6.2f s\n' "$bare_s"
 printf 'run / bare parse:      %6.2fx   (aim: at most 1.0x)\n' "$(echo "$run_s / $bare_s" | bc -l)"
+printf 'scan, every core:      %6.2f s\n' "$scan_s"
+printf 'run / scan:            %6.2fx\n' "$(echo "$run_s / $scan_s" | bc -l)"
 if [[ -n $peer ]]; then
   cat > "$work/convert.py" <<'PY'
 import json, pathlib, sys
@@ -79,6 +84,7 @@ PY
   read -r py_s _ < <(best python3 "$work/convert.py" "$peer" "$work/sessions")
   printf 'Python converter:      %6.2f s\n' "$py_s"
   printf 'Python / run:          %6.2fx   (aim: at least 10x)\n' "$(echo "$py_s / $run_s" | bc -l)"
+  printf 'Python / scan:         %6.2fx   (no serde_json reader does better)\n' "$(echo "$py_s / $scan_s" | bc -l)"
 fi
 read -r ex_s ex_kb < <(best "$bin" extract any --fixture "$work/big.jsonl")
 printf 'extract of one %.0f MB session: %.2f s, peak RSS %d MiB = %.2fx its size (aim: at most 2x)\n' \

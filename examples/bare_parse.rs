@@ -1,32 +1,62 @@
-//! The floor `bench/ingest.sh` measures the reader against: every line of
-//! every `*.jsonl` file under a directory parsed into a generic
-//! `serde_json::Value`, on one core, and nothing else.
+//! The floors `bench/ingest.sh` measures the reader against, over every
+//! line of every `*.jsonl` file under a directory:
 //!
-//!     cargo run --release --example bare_parse -- DIR
+//! - by default, each line parsed into a generic `serde_json::Value`, on
+//!   one core, and nothing else;
+//! - with `--scan`, each line only checked to be JSON (serde's
+//!   `IgnoredAny`: nothing built), on every core: the least any reader
+//!   built on serde_json can do with these bytes.
+//!
+//!     cargo run --release --example bare_parse -- [--scan] DIR
 
+use rayon::prelude::*;
+use serde::de::IgnoredAny;
 use std::io::BufRead;
+use std::path::PathBuf;
 
 fn main() {
-    let dir = std::env::args().nth(1).expect("usage: bare_parse DIR");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let scan = args.first().is_some_and(|a| a == "--scan");
+    if scan {
+        args.remove(0);
+    }
+    let dir = args.first().expect("usage: bare_parse [--scan] DIR");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("a directory")
         .map(|e| e.expect("an entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     files.sort();
-    let (mut lines, mut objects) = (0usize, 0usize);
-    for file in files {
-        let reader = std::io::BufReader::new(std::fs::File::open(file).expect("readable"));
-        for line in reader.lines() {
-            let line = line.expect("UTF-8");
-            if line.trim().is_empty() {
-                continue;
-            }
-            lines += 1;
-            if let Ok(serde_json::Value::Object(_)) = serde_json::from_str(&line) {
-                objects += 1;
+    let (lines, objects) = if scan {
+        files
+            .par_iter()
+            .map(|file| {
+                let text = std::fs::read(file).expect("readable");
+                let lines = text
+                    .split(|&b| b == b'\n')
+                    .filter(|l| !l.trim_ascii().is_empty());
+                lines.fold((0, 0), |(n, ok), line| {
+                    let json = serde_json::from_slice::<IgnoredAny>(line).is_ok();
+                    (n + 1, ok + usize::from(json))
+                })
+            })
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    } else {
+        let (mut lines, mut objects) = (0usize, 0usize);
+        for file in files {
+            let reader = std::io::BufReader::new(std::fs::File::open(file).expect("readable"));
+            for line in reader.lines() {
+                let line = line.expect("UTF-8");
+                if line.trim().is_empty() {
+                    continue;
+                }
+                lines += 1;
+                if let Ok(serde_json::Value::Object(_)) = serde_json::from_str(&line) {
+                    objects += 1;
+                }
             }
         }
-    }
+        (lines, objects)
+    };
     println!("{lines} lines, {objects} objects");
 }
