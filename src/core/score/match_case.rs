@@ -28,9 +28,9 @@ impl MatchCase {
     /// Read a case from one line of JSON. Most lines take a typed path that
     /// reads straight into steps in one pass, parses each call's arguments
     /// from the line's own text and skips message content (scoring never
-    /// reads it); any line it does not
-    /// accept is read again through [`MatchCase::parse`], which accepts the
-    /// same cases and words the errors.
+    /// reads it); any line it does not accept is read again through
+    /// [`MatchCase::parse`], which accepts the same cases and words the
+    /// errors.
     pub fn from_json(line: &str, defaults: &MatchConfig) -> Result<Self, ConfigError> {
         if let Ok(case) = serde_json::from_str::<TypedCase>(line)
             && let Some(case) = case.into_case(defaults)
@@ -193,7 +193,7 @@ struct UnreadString;
 /// unescaped text in place rather than from a copy of it.
 struct Arguments(Args);
 
-/// Reads a string with `read`, never asking for an owned copy.
+/// Reads a string with its function, never asking for an owned copy.
 struct StrVisitor<F>(F);
 
 impl<'de, T, F: FnOnce(&str) -> Result<T, String>> Visitor<'de> for StrVisitor<F> {
