@@ -18,6 +18,7 @@ use crate::core::ingest::{Issue, KeepJson, Origin, Parsed, RawEvent, parse_event
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use crate::http_client::{self, HttpError, Retry};
+use futures::{StreamExt, TryStreamExt};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -282,34 +283,59 @@ impl SessionSource for KagentApi {
         agent: Option<&AgentRef>,
         record: RecordChoice,
     ) -> Result<Vec<RawSession>, SourceError> {
-        let mut out = Vec::new();
-        for key in keys {
-            let user = key.user_id.clone().unwrap_or_else(|| self.user.clone());
-            let path = format!("/api/sessions/{}", encode(&key.id));
-            let data = match self.get(&path, &user, &[("order", "asc")]).await? {
-                Answer::Data(data) => data,
-                Answer::NotFound => continue,
-            };
-            let owner = data
-                .get("session")
-                .and_then(|s| s.get("agent_id"))
-                .and_then(Value::as_str);
-            // Another agent's session, named by id, is not this agent's to read.
-            if let Some(agent) = agent
-                && owner != Some(agent.kagent_id().as_str())
-            {
-                continue;
-            }
-            let mut session = self.session_from(key, &user, &data);
-            if record.wants_tasks(session.raw.events.len() + session.raw.issues.len()) {
-                let tasks = self.tasks(&key.id, &user).await?;
-                if !tasks.is_empty() || record == RecordChoice::Tasks {
-                    session.use_tasks(tasks, &self.name);
-                }
-            }
-            out.push(session);
+        // A few sessions asked for at once, answers kept in key order: one
+        // round trip after another made a batch as slow as its latencies.
+        // The futures are built first: a closure over `&SessionKey` inside the
+        // stream would not be `Send` for every lifetime the trait needs.
+        let requests: Vec<_> = keys
+            .iter()
+            .map(|key| self.fetch_one(key, agent, record))
+            .collect();
+        let fetched: Vec<Option<RawSession>> = futures::stream::iter(requests)
+            .buffered(SESSIONS_IN_FLIGHT)
+            .try_collect()
+            .await?;
+        Ok(fetched.into_iter().flatten().collect())
+    }
+}
+
+/// Sessions of one batch asked for at once (two batches are fetched at a
+/// time): a handful of requests in flight, not a burst on the controller.
+const SESSIONS_IN_FLIGHT: usize = 4;
+
+impl KagentApi {
+    /// One session; `None` when kagent has no such session, or it is
+    /// another agent's.
+    async fn fetch_one(
+        &self,
+        key: &SessionKey,
+        agent: Option<&AgentRef>,
+        record: RecordChoice,
+    ) -> Result<Option<RawSession>, SourceError> {
+        let user = key.user_id.clone().unwrap_or_else(|| self.user.clone());
+        let path = format!("/api/sessions/{}", encode(&key.id));
+        let data = match self.get(&path, &user, &[("order", "asc")]).await? {
+            Answer::Data(data) => data,
+            Answer::NotFound => return Ok(None),
+        };
+        let owner = data
+            .get("session")
+            .and_then(|s| s.get("agent_id"))
+            .and_then(Value::as_str);
+        // Another agent's session, named by id, is not this agent's to read.
+        if let Some(agent) = agent
+            && owner != Some(agent.kagent_id().as_str())
+        {
+            return Ok(None);
         }
-        Ok(out)
+        let mut session = self.session_from(key, &user, &data);
+        if record.wants_tasks(session.raw.events.len() + session.raw.issues.len()) {
+            let tasks = self.tasks(&key.id, &user).await?;
+            if !tasks.is_empty() || record == RecordChoice::Tasks {
+                session.use_tasks(tasks, &self.name);
+            }
+        }
+        Ok(Some(session))
     }
 }
 

@@ -647,6 +647,9 @@ mod api_server {
         pub failures_left: AtomicU32,
         pub requests: AtomicU32,
         pub saw_token: std::sync::Mutex<Vec<String>>,
+        sessions_in_flight: AtomicU32,
+        /// The most session requests answered at once.
+        pub most_sessions_in_flight: AtomicU32,
     }
 
     fn events(file: &str) -> Vec<Value> {
@@ -695,9 +698,15 @@ mod api_server {
     }
 
     async fn session(
+        State(s): State<Arc<Server>>,
         Path(id): Path<String>,
         Query(q): Query<HashMap<String, String>>,
     ) -> (StatusCode, Json<Value>) {
+        let now = s.sessions_in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        s.most_sessions_in_flight.fetch_max(now, Ordering::SeqCst);
+        // Long enough for requests sent together to be answered together.
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        s.sessions_in_flight.fetch_sub(1, Ordering::SeqCst);
         if q.get("user_id").map(String::as_str) != Some("admin@kagent.dev") {
             return (
                 StatusCode::BAD_REQUEST,
@@ -802,6 +811,13 @@ fn kagent_api() {
         let fetched = source.fetch(&[SessionKey::new("grounded", None), SessionKey::new("missing", None)], None, RecordChoice::Auto).await.unwrap();
         assert_eq!(fetched.len(), 1);
         assert_eq!(trajectory(fetched[0].clone().normalise()), from_file("weather-grounded.jsonl"));
+
+        // A batch's sessions are asked for together and come back in key order.
+        let keys = ["other-agent", "missing", "grounded", "as-tool", "broken", "langgraph"].map(|id| SessionKey::new(id, None));
+        let fetched = source.fetch(&keys, None, RecordChoice::Auto).await.unwrap();
+        let ids: Vec<&str> = fetched.iter().map(|s| s.key.id.as_str()).collect();
+        assert_eq!(ids, ["other-agent", "grounded", "as-tool", "broken", "langgraph"]);
+        assert!(state.most_sessions_in_flight.load(Ordering::SeqCst) > 1, "one session request at a time");
 
         // A session without events is read from its tasks, as from PostgreSQL.
         let langgraph = source.fetch(&[SessionKey::new("langgraph", None)], None, RecordChoice::Auto).await.unwrap();
