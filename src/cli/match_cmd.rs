@@ -9,7 +9,7 @@ use crate::core::score::args::{ArgsConfig, ArgsMode, Override};
 use crate::core::score::match_case::MatchCase;
 use crate::core::score::trajectory_match::{MatchConfig, MatchMode, Matching, trajectory_match};
 use crate::core::trajectory::{messages_from_value, steps};
-use std::io::{BufRead, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
@@ -94,26 +94,26 @@ fn result_line(name: Option<&str>, verdict: &Verdict) -> serde_json::Value {
 fn run_cases(path: &Path, defaults: &MatchConfig) -> Result<Status, CommandError> {
     let file = std::fs::File::open(path)
         .map_err(|e| CommandError(format!("cannot read {}: {e}", path.display())))?;
-    // Lines as bytes: one that is not UTF-8 is that line's error, not the batch's.
-    let mut lines = std::io::BufReader::new(file).split(b'\n').enumerate();
+    // A few MiB a read: thousands of cases a block, two blocks in memory.
+    let mut blocks = LineBlocks::new(file, 4 << 20);
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut tally = Tally::default();
-    let mut chunk = read_chunk(path, &mut lines)?;
-    while !chunk.is_empty() {
-        // The next chunk is read while this one is scored.
+    let mut block = blocks.next_block(path)?;
+    while !block.lines.is_empty() {
+        // The next block is read while this one is scored.
         let (scored, next) = rayon::join(
             || {
-                map_in_order(chunk, |(number, line)| {
-                    score_line(path, number, &line, defaults)
+                map_in_order(block.lines, |(number, range)| {
+                    score_line(path, number, &block.bytes[range], defaults)
                 })
             },
-            || read_chunk(path, &mut lines),
+            || blocks.next_block(path),
         );
         for result in scored {
             tally.count(&result);
             super::output::stdout_written(writeln!(stdout, "{}", result.line))?;
         }
-        chunk = next?;
+        block = next?;
     }
     super::output::stdout_written(stdout.flush())?;
     eprintln!(
@@ -129,25 +129,81 @@ fn run_cases(path: &Path, defaults: &MatchConfig) -> Result<Status, CommandError
     })
 }
 
-/// The next non-blank lines with their numbers; none only at the end of the
-/// file, however many blank lines come first.
-fn read_chunk(
-    path: &Path,
-    lines: &mut impl Iterator<Item = (usize, std::io::Result<Vec<u8>>)>,
-) -> Result<Vec<(usize, Vec<u8>)>, CommandError> {
-    const CHUNK_LINES: usize = 1024;
-    let mut chunk = Vec::with_capacity(CHUNK_LINES);
-    while chunk.len() < CHUNK_LINES {
-        let Some((index, line)) = lines.next() else {
-            break;
-        };
-        let line =
-            line.map_err(|e| CommandError(format!("{}:{}: {e}", path.display(), index + 1)))?;
-        if !line.trim_ascii().is_empty() {
-            chunk.push((index + 1, line));
+/// A file's lines read a block at a time: one read and one buffer for
+/// thousands of lines, where reading line by line grew and copied a buffer
+/// for each.
+struct LineBlocks<R> {
+    reader: R,
+    /// The start of a line the last block cut off.
+    carry: Vec<u8>,
+    /// The number of the first line in `carry`.
+    next_number: usize,
+    /// Bytes asked of the reader at a time; a line longer than this is read
+    /// on until it ends.
+    read_bytes: usize,
+}
+
+/// Whole lines of the file, and each non-blank one's number and place.
+struct Block {
+    bytes: Vec<u8>,
+    lines: Vec<(usize, std::ops::Range<usize>)>,
+}
+
+impl<R: Read> LineBlocks<R> {
+    fn new(reader: R, read_bytes: usize) -> Self {
+        LineBlocks {
+            reader,
+            carry: Vec::new(),
+            next_number: 1,
+            read_bytes,
         }
     }
-    Ok(chunk)
+
+    /// The next block of whole lines; one without lines only at the end of
+    /// the file, however many blank lines come first.
+    fn next_block(&mut self, path: &Path) -> Result<Block, CommandError> {
+        loop {
+            let (bytes, at_end) = self.read_whole_lines(path)?;
+            let mut lines = Vec::new();
+            let mut start = 0;
+            while start < bytes.len() {
+                let stop =
+                    memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+                if !bytes[start..stop].trim_ascii().is_empty() {
+                    lines.push((self.next_number, start..stop));
+                }
+                self.next_number += 1;
+                start = stop + 1;
+            }
+            if !lines.is_empty() || at_end {
+                return Ok(Block { bytes, lines });
+            }
+        }
+    }
+
+    /// Bytes up to the end of the last whole line read, and whether the file
+    /// has ended (its last line then need not end in a newline).
+    fn read_whole_lines(&mut self, path: &Path) -> Result<(Vec<u8>, bool), CommandError> {
+        let mut bytes = std::mem::take(&mut self.carry);
+        loop {
+            let start = bytes.len();
+            bytes.reserve(self.read_bytes);
+            let read = (&mut self.reader)
+                .take(self.read_bytes as u64)
+                .read_to_end(&mut bytes)
+                .map_err(|e| {
+                    CommandError(format!("{}:{}: {e}", path.display(), self.next_number))
+                })?;
+            if read == 0 {
+                return Ok((bytes, true));
+            }
+            if let Some(last) = memchr::memrchr(b'\n', &bytes[start..]) {
+                self.carry = bytes[start + last + 1..].to_vec();
+                bytes.truncate(start + last + 1);
+                return Ok((bytes, false));
+            }
+        }
+    }
 }
 
 enum Outcome {
@@ -200,6 +256,41 @@ fn score_line(path: &Path, number: usize, line: &[u8], defaults: &MatchConfig) -
                 outcome: Outcome::Error,
                 line: serde_json::json!({"line": number, "error": message}).to_string(),
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LineBlocks;
+    use std::path::Path;
+
+    /// Every non-blank line with its number, however the reads cut the
+    /// file, and blocks that hold at least one line until the end.
+    #[test]
+    fn line_blocks_keep_every_line_and_its_number() {
+        let text = b"{\"a\": 1}\n\n  \n\n\n\n{\"b\": \"a line longer than a read\"}\r\n\n{}";
+        for read_bytes in [1, 2, 3, 5, 8, 13, 64] {
+            let mut blocks = LineBlocks::new(&text[..], read_bytes);
+            let mut seen = Vec::new();
+            loop {
+                let block = blocks.next_block(Path::new("cases.jsonl")).unwrap();
+                if block.lines.is_empty() {
+                    break;
+                }
+                for (number, range) in block.lines {
+                    seen.push((
+                        number,
+                        String::from_utf8(block.bytes[range].to_vec()).unwrap(),
+                    ));
+                }
+            }
+            let expected = [
+                (1, "{\"a\": 1}".to_string()),
+                (7, "{\"b\": \"a line longer than a read\"}\r".to_string()),
+                (9, "{}".to_string()),
+            ];
+            assert_eq!(seen, expected, "reading {read_bytes} bytes at a time");
         }
     }
 }
