@@ -11,6 +11,7 @@ use super::{
     RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
 };
 use crate::core::ingest::{KeepJson, Origin, parse_event};
+use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use sqlx::Row;
@@ -238,7 +239,7 @@ impl SessionSource for AdkDatabase {
             )));
         }
         let mut tx = self.read_only().await?;
-        let mut out = Vec::new();
+        let mut found = Vec::new();
         for key in keys {
             let sessions = sqlx::query(sqlx::AssertSqlSafe(self.sql(SESSIONS_BY_ID)))
                 .bind(&self.app)
@@ -260,7 +261,7 @@ impl SessionSource for AdkDatabase {
                     .fetch_all(&mut *tx)
                     .await
                     .map_err(|e| self.unavailable(e))?;
-                let mut session = SessionRows::default();
+                let mut unread = Vec::with_capacity(rows.len());
                 for row in rows {
                     let event_id: String = row.try_get("id").map_err(|e| self.unavailable(e))?;
                     let data: Option<String> =
@@ -274,21 +275,29 @@ impl SessionSource for AdkDatabase {
                         .as_deref()
                         .and_then(Self::time)
                         .map(|t| t.as_microsecond());
-                    session.add(
-                        stored,
-                        parse_event(data.unwrap_or_default().as_bytes(), origin, self.keep_json),
-                    );
+                    unread.push((stored, data.unwrap_or_default(), origin));
                 }
-                out.push(RawSession {
-                    key: SessionKey::new(key.id.clone(), Some(user)),
-                    agent_id: Some(self.app.clone()),
-                    raw: session.finish(),
-                    record: Record::Events,
-                });
+                found.push((SessionKey::new(key.id.clone(), Some(user)), unread));
             }
         }
         tx.rollback().await.map_err(|e| self.unavailable(e))?;
-        Ok(out)
+        // Reading the JSON is most of the work: on every core, off the
+        // runtime's threads.
+        let keep = self.keep_json;
+        let app = self.app.clone();
+        Ok(map_in_order_beside(found, move |(key, unread)| {
+            let mut session = SessionRows::default();
+            for (stored, data, origin) in unread {
+                session.add(stored, parse_event(data.as_bytes(), origin, keep));
+            }
+            RawSession {
+                key,
+                agent_id: Some(app.clone()),
+                raw: session.finish(),
+                record: Record::Events,
+            }
+        })
+        .await)
     }
 }
 
