@@ -14,7 +14,8 @@ use super::{
     RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
     StoredTask, TaskData,
 };
-use crate::core::ingest::{Issue, KeepJson, Origin, Parsed, RawEvent, parse_event};
+use crate::core::ingest::{Issue, KeepJson, Origin, Parsed, RawEvent, RawEvents, parse_event};
+use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use crate::http_client::{self, HttpError, Retry};
@@ -291,17 +292,29 @@ impl SessionSource for KagentApi {
             .iter()
             .map(|key| self.fetch_one(key, agent, record))
             .collect();
-        let fetched: Vec<Option<RawSession>> = futures::stream::iter(requests)
+        let answered: Vec<Option<Answered>> = futures::stream::iter(requests)
             .buffered(SESSIONS_IN_FLIGHT)
             .try_collect()
             .await?;
-        Ok(fetched.into_iter().flatten().collect())
+        // Reading the events is most of the work: on every core, off the
+        // runtime's threads.
+        let (source, keep) = (self.name.clone(), self.keep_json);
+        let answered = answered.into_iter().flatten().collect();
+        Ok(map_in_order_beside(answered, move |answer| answer.read(&source, keep)).await)
     }
 }
 
 /// Sessions of one batch asked for at once (two batches are fetched at a
 /// time): a handful of requests in flight, not a burst on the controller.
 const SESSIONS_IN_FLIGHT: usize = 4;
+
+/// A session as the API served it, its events not read yet.
+struct Answered {
+    key: SessionKey,
+    data: Value,
+    /// Its A2A tasks, when the session is read from them instead.
+    tasks: Option<Vec<StoredTask>>,
+}
 
 impl KagentApi {
     /// One session; `None` when kagent has no such session, or it is
@@ -311,7 +324,7 @@ impl KagentApi {
         key: &SessionKey,
         agent: Option<&AgentRef>,
         record: RecordChoice,
-    ) -> Result<Option<RawSession>, SourceError> {
+    ) -> Result<Option<Answered>, SourceError> {
         let user = key.user_id.clone().unwrap_or_else(|| self.user.clone());
         let path = format!("/api/sessions/{}", encode(&key.id));
         let data = match self.get(&path, &user, &[("order", "asc")]).await? {
@@ -328,14 +341,18 @@ impl KagentApi {
         {
             return Ok(None);
         }
-        let mut session = self.session_from(key, &user, &data);
-        if record.wants_tasks(session.raw.events.len() + session.raw.issues.len()) {
-            let tasks = self.tasks(&key.id, &user).await?;
-            if !tasks.is_empty() || record == RecordChoice::Tasks {
-                session.use_tasks(tasks, &self.name);
+        let mut tasks = None;
+        if record.wants_tasks(event_rows(&data).len()) {
+            let found = self.tasks(&key.id, &user).await?;
+            if !found.is_empty() || record == RecordChoice::Tasks {
+                tasks = Some(found);
             }
         }
-        Ok(Some(session))
+        Ok(Some(Answered {
+            key: SessionKey::new(key.id.clone(), Some(user)),
+            data,
+            tasks,
+        }))
     }
 }
 
@@ -368,48 +385,63 @@ impl KagentApi {
             })
             .collect())
     }
+}
 
-    fn session_from(&self, key: &SessionKey, user: &str, data: &Value) -> RawSession {
-        let mut rows = SessionRows::default();
-        for (i, row) in data
-            .get("events")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let event_id = row
-                .get("id")
-                .and_then(Value::as_str)
-                .map_or_else(|| format!("#{}", i + 1), String::from);
-            let origin = Origin::Row {
-                source: self.name.clone(),
-                event_id,
-            };
-            let created = row
-                .get("created_at")
-                .and_then(Value::as_str)
-                .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-                .map(|t| t.as_microsecond());
-            let parsed = match row.get("data") {
-                Some(Value::String(text)) => parse_event(text.as_bytes(), origin, self.keep_json),
-                Some(value @ Value::Object(_)) => Ok(Parsed {
-                    event: RawEvent::from_value(origin, value.clone()),
-                    note: None,
-                }),
-                _ => Err(Issue::new(&origin, "event row has no `data`")),
-            };
-            rows.add(created, parsed);
-        }
-        RawSession {
-            key: SessionKey::new(key.id.clone(), Some(user.to_string())),
-            agent_id: data
+/// The event rows of a session as the API serves it.
+fn event_rows(data: &Value) -> &[Value] {
+    data.get("events")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+impl Answered {
+    /// The session, read from its events or, where chosen, its tasks.
+    fn read(self, source: &Arc<str>, keep: KeepJson) -> RawSession {
+        let mut session = RawSession {
+            key: self.key,
+            agent_id: self
+                .data
                 .get("session")
                 .and_then(|s| s.get("agent_id"))
                 .and_then(Value::as_str)
                 .map(String::from),
-            raw: rows.finish(),
+            raw: Default::default(),
             record: Record::Events,
+        };
+        match self.tasks {
+            Some(tasks) => session.use_tasks(tasks, source),
+            None => session.raw = read_events(event_rows(&self.data), source, keep),
         }
+        session
     }
+}
+
+/// Event rows in kagent's order, each read or reported by its id.
+fn read_events(events: &[Value], source: &Arc<str>, keep: KeepJson) -> RawEvents {
+    let mut rows = SessionRows::default();
+    for (i, row) in events.iter().enumerate() {
+        let event_id = row
+            .get("id")
+            .and_then(Value::as_str)
+            .map_or_else(|| format!("#{}", i + 1), String::from);
+        let origin = Origin::Row {
+            source: source.clone(),
+            event_id,
+        };
+        let created = row
+            .get("created_at")
+            .and_then(Value::as_str)
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+            .map(|t| t.as_microsecond());
+        let parsed = match row.get("data") {
+            Some(Value::String(text)) => parse_event(text.as_bytes(), origin, keep),
+            Some(value @ Value::Object(_)) => Ok(Parsed {
+                event: RawEvent::from_value(origin, value.clone()),
+                note: None,
+            }),
+            _ => Err(Issue::new(&origin, "event row has no `data`")),
+        };
+        rows.add(created, parsed);
+    }
+    rows.finish()
 }
