@@ -329,11 +329,19 @@ pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDeci
             completed: completed(r),
         })
         .collect();
-    let prune = prune(
+    let mut prune = prune(
         &history,
         spec.successful_runs_history_limit.unwrap_or(3) as usize,
         spec.failed_runs_history_limit.unwrap_or(1) as usize,
     );
+    // A run recorded by this decision is deleted by a later one, once the
+    // status recording it is what the suite reads: the suite read here may
+    // be a write behind, and a run recorded and deleted at once would be
+    // lost from health if the next decision started from the older status.
+    let recorded = |results: &[RecentResult], name: &str| results.iter().any(|r| r.name == name);
+    prune.retain(|name| {
+        !recorded(&status.recent_results, name) || recorded(&old.recent_results, name)
+    });
     let active_names: BTreeSet<String> = active
         .iter()
         .map(|r| r.name_any())

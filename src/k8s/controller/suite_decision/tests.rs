@@ -285,7 +285,16 @@ fn history_prunes_scheduled_runs_only_and_records_the_latest() {
         ),
     ];
     let refs: Vec<&EvalRun> = runs.iter().collect();
-    let decision = decide(&suite, &refs, t("2026-12-02T01:00:00Z"));
+    let now = t("2026-12-02T01:00:00Z");
+    let first = decide(&suite, &refs, now);
+    assert!(
+        first.prune.is_empty(),
+        "a run is recorded before it is deleted: {:?}",
+        first.prune
+    );
+    let mut recorded = suite.clone();
+    recorded.status = Some(first.status);
+    let decision = decide(&recorded, &refs, now);
     assert_eq!(decision.prune, ["s1"]);
     let last = decision.status.last_run.unwrap();
     assert_eq!(
@@ -305,6 +314,44 @@ fn history_prunes_scheduled_runs_only_and_records_the_latest() {
         (passed.status.as_str(), passed.message.as_str()),
         ("False", "by-hand-failed said so")
     );
+}
+
+/// The suite a decision reads may not show the status the last decision
+/// wrote yet; a run recorded then must still count once it is deleted.
+#[test]
+fn a_pruned_run_is_never_missing_from_health() {
+    let mut spec = valid_spec();
+    spec.successful_runs_history_limit = Some(2);
+    let suite = suite(spec);
+    let runs: Vec<EvalRun> = (1..=3)
+        .map(|i| {
+            finished_run(
+                &format!("s{i}"),
+                Phase::Succeeded,
+                i,
+                TriggerType::Schedule,
+                "Finished",
+            )
+        })
+        .collect();
+    let refs: Vec<&EvalRun> = runs.iter().collect();
+    let now = t("2026-12-02T01:00:00Z");
+    // Three runs found finished at once: all recorded, none deleted yet.
+    let first = decide(&suite, &refs, now);
+    assert!(first.prune.is_empty(), "{:?}", first.prune);
+    // A decision from the suite as it was before that write keeps them all.
+    let stale = decide(&suite, &refs, now);
+    assert!(stale.prune.is_empty(), "{:?}", stale.prune);
+    // From the written status, the oldest goes and its result stays.
+    let mut written = suite.clone();
+    written.status = Some(first.status);
+    let next = decide(&written, &refs, now);
+    assert_eq!(next.prune, ["s1"]);
+    let after: Vec<&EvalRun> = refs[1..].to_vec();
+    let mut pruned = written.clone();
+    pruned.status = Some(next.status);
+    let health = decide(&pruned, &after, now).status.health.unwrap();
+    assert_eq!(health.runs, 3);
 }
 
 #[test]
