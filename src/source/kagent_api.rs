@@ -311,7 +311,8 @@ const SESSIONS_IN_FLIGHT: usize = 4;
 /// A session as the API served it, its events not read yet.
 struct Answered {
     key: SessionKey,
-    data: Value,
+    agent_id: Option<String>,
+    events: Vec<Value>,
     /// Its A2A tasks, when the session is read from them instead.
     tasks: Option<Vec<StoredTask>>,
 }
@@ -327,22 +328,27 @@ impl KagentApi {
     ) -> Result<Option<Answered>, SourceError> {
         let user = key.user_id.clone().unwrap_or_else(|| self.user.clone());
         let path = format!("/api/sessions/{}", encode(&key.id));
-        let data = match self.get(&path, &user, &[("order", "asc")]).await? {
+        let mut data = match self.get(&path, &user, &[("order", "asc")]).await? {
             Answer::Data(data) => data,
             Answer::NotFound => return Ok(None),
         };
         let owner = data
             .get("session")
             .and_then(|s| s.get("agent_id"))
-            .and_then(Value::as_str);
+            .and_then(Value::as_str)
+            .map(String::from);
         // Another agent's session, named by id, is not this agent's to read.
         if let Some(agent) = agent
-            && owner != Some(agent.kagent_id().as_str())
+            && owner.as_deref() != Some(agent.kagent_id().as_str())
         {
             return Ok(None);
         }
+        let events = match data.get_mut("events").map(Value::take) {
+            Some(Value::Array(events)) => events,
+            _ => Vec::new(),
+        };
         let mut tasks = None;
-        if record.wants_tasks(event_rows(&data).len()) {
+        if record.wants_tasks(events.len()) {
             let found = self.tasks(&key.id, &user).await?;
             if !found.is_empty() || record == RecordChoice::Tasks {
                 tasks = Some(found);
@@ -350,7 +356,8 @@ impl KagentApi {
         }
         Ok(Some(Answered {
             key: SessionKey::new(key.id.clone(), Some(user)),
-            data,
+            agent_id: owner,
+            events,
             tasks,
         }))
     }
@@ -387,39 +394,27 @@ impl KagentApi {
     }
 }
 
-/// The event rows of a session as the API serves it.
-fn event_rows(data: &Value) -> &[Value] {
-    data.get("events")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
 impl Answered {
     /// The session, read from its events or, where chosen, its tasks.
     fn read(self, source: &Arc<str>, keep: KeepJson) -> RawSession {
         let mut session = RawSession {
             key: self.key,
-            agent_id: self
-                .data
-                .get("session")
-                .and_then(|s| s.get("agent_id"))
-                .and_then(Value::as_str)
-                .map(String::from),
+            agent_id: self.agent_id,
             raw: Default::default(),
             record: Record::Events,
         };
         match self.tasks {
             Some(tasks) => session.use_tasks(tasks, source),
-            None => session.raw = read_events(event_rows(&self.data), source, keep),
+            None => session.raw = read_events(self.events, source, keep),
         }
         session
     }
 }
 
 /// Event rows in kagent's order, each read or reported by its id.
-fn read_events(events: &[Value], source: &Arc<str>, keep: KeepJson) -> RawEvents {
+fn read_events(events: Vec<Value>, source: &Arc<str>, keep: KeepJson) -> RawEvents {
     let mut rows = SessionRows::default();
-    for (i, row) in events.iter().enumerate() {
+    for (i, mut row) in events.into_iter().enumerate() {
         let event_id = row
             .get("id")
             .and_then(Value::as_str)
@@ -433,10 +428,10 @@ fn read_events(events: &[Value], source: &Arc<str>, keep: KeepJson) -> RawEvents
             .and_then(Value::as_str)
             .and_then(|t| t.parse::<jiff::Timestamp>().ok())
             .map(|t| t.as_microsecond());
-        let parsed = match row.get("data") {
+        let parsed = match row.get_mut("data").map(Value::take) {
             Some(Value::String(text)) => parse_event(text.as_bytes(), origin, keep),
             Some(value @ Value::Object(_)) => Ok(Parsed {
-                event: RawEvent::from_value(origin, value.clone()),
+                event: RawEvent::from_value(origin, value),
                 note: None,
             }),
             _ => Err(Issue::new(&origin, "event row has no `data`")),
