@@ -7,6 +7,7 @@ FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src ./src
+COPY core ./core
 # Benches and tests are not part of the image; the manifest names them.
 COPY benches ./benches
 COPY tests ./tests

@@ -3,12 +3,12 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use kagent_evals::core::convert::{ConvertOptions, convert};
+use kagent_evals::core::formats::load::load_compiled;
 use kagent_evals::core::ingest::{KeepJson, read_jsonl};
 use kagent_evals::core::score::match_case::MatchCase;
 use kagent_evals::core::score::{difflib, rouge};
 use kagent_evals::core::session::{Session, SessionKey};
 use kagent_evals::core::suite::evaluate::{SessionView, evaluate};
-use kagent_evals::core::suite::load::load_compiled;
 use std::hint::black_box;
 use std::path::Path;
 

@@ -1,20 +1,65 @@
-//! Running a compiled suite against a session source: list the selected
-//! sessions, fetch them in batches, score each as it arrives. At most four
-//! batches are in memory at a time: two being fetched, one waiting, one
-//! being scored.
+//! Running a compiled suite: open what a resolution names (the source, the
+//! judge, the Agent's A2A endpoint), then list the selected sessions, fetch
+//! them in batches and score each as it arrives. At most four batches are
+//! in memory at a time: two being fetched, one waiting, one being scored.
+//! The command line and the run reconciler both go this one way.
 
 use crate::a2a::{A2aClient, AgentUnavailable, ProbeEnd};
 use crate::core::judge::{Judge, JudgeError};
 use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{Session, SessionKey};
 use crate::core::suite::compile::{CompiledSuite, Probe, Selector};
-use crate::core::suite::report::{Report, ReportBuilder};
+use crate::core::suite::report::Report;
+use crate::core::suite::scoring::ReportBuilder;
 use crate::core::task::Record;
-use crate::source::{RawSession, SessionQuery, SessionSource, SourceError};
+use crate::http_client::Retry;
+use crate::openai_judge::OpenAiJudge;
+use crate::resolve::Resolution;
+use crate::source::open::open_source;
+use crate::source::{AnySource, RawSession, SessionQuery, SessionSource, SourceError};
 use futures::{SinkExt, StreamExt, TryStreamExt};
 use jiff::Timestamp;
 use std::collections::BTreeSet;
 use std::time::Duration;
+
+/// What one suite run reads, asks and probes, opened from its resolution.
+pub struct Opened {
+    pub source: AnySource,
+    pub judge: Option<OpenAiJudge>,
+    pub agent: Option<A2aClient>,
+}
+
+/// What could not be opened: each maps to the part of the run that is down.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    #[error(transparent)]
+    Judge(#[from] JudgeError),
+    #[error("{0}")]
+    Agent(String),
+}
+
+/// Open the source, the judge and the A2A client a resolution names;
+/// nothing is merged or defaulted here.
+pub fn open(resolution: &Resolution) -> Result<Opened, OpenError> {
+    let judge = resolution
+        .judge
+        .as_ref()
+        .map(|settings| OpenAiJudge::new(settings, Retry::default()))
+        .transpose()?;
+    let agent = resolution
+        .agent_endpoint
+        .as_deref()
+        .map(A2aClient::new)
+        .transpose()
+        .map_err(OpenError::Agent)?;
+    Ok(Opened {
+        source: open_source(&resolution.source.settings)?,
+        judge,
+        agent,
+    })
+}
 
 /// Sessions fetched per round trip.
 pub const BATCH: usize = 100;
@@ -77,7 +122,7 @@ pub enum RunError {
 const SESSION_SETTLE: Duration = Duration::from_secs(10);
 
 /// What one probe run left: its session, or why there is none to score.
-enum ProbeRun {
+enum ProbeAttempt {
     Session(Box<Session>),
     NotScored { why: String, failed: bool },
 }
@@ -248,16 +293,16 @@ async fn run_probes(
     // the compiler cannot prove `Send` for every lifetime in the controller.
     let mut runs = Vec::with_capacity(planned.len());
     for (index, probe) in planned {
-        runs.push(probe_run(suite, source, agent, index, probe));
+        runs.push(probe_attempt(suite, source, agent, index, probe));
     }
-    let results: Vec<(usize, String, String, ProbeRun)> = futures::stream::iter(runs)
+    let results: Vec<(usize, String, String, ProbeAttempt)> = futures::stream::iter(runs)
         .buffered(concurrency)
         .try_collect()
         .await?;
     for (index, context, user, outcome) in results {
         match outcome {
-            ProbeRun::Session(session) => run.score_probe(index, &session, judge).await,
-            ProbeRun::NotScored { why, failed } => {
+            ProbeAttempt::Session(session) => run.score_probe(index, &session, judge).await,
+            ProbeAttempt::NotScored { why, failed } => {
                 run.probe_not_scored(index, &context, &user, why, failed)
             }
         }
@@ -266,16 +311,16 @@ async fn run_probes(
 }
 
 /// One run of a probe in a fresh conversation, and what it left.
-async fn probe_run(
+async fn probe_attempt(
     suite: &CompiledSuite,
     source: &impl SessionSource,
     agent: &A2aClient,
     index: usize,
     probe: &Probe,
-) -> Result<(usize, String, String, ProbeRun), RunError> {
+) -> Result<(usize, String, String, ProbeAttempt), RunError> {
     let context = uuid::Uuid::new_v4().to_string();
     let outcome = match agent.run(probe, &context).await? {
-        ProbeEnd::Failed(why) => ProbeRun::NotScored { why, failed: true },
+        ProbeEnd::Failed(why) => ProbeAttempt::NotScored { why, failed: true },
         ProbeEnd::Completed => probe_session(suite, source, &context, &probe.user_id).await?,
     };
     Ok((index, context, probe.user_id.clone(), outcome))
@@ -289,7 +334,7 @@ async fn probe_session(
     source: &impl SessionSource,
     context: &str,
     user: &str,
-) -> Result<ProbeRun, RunError> {
+) -> Result<ProbeAttempt, RunError> {
     let keys = [
         SessionKey::new(context, Some(user.to_string())),
         SessionKey::new(context, None),
@@ -314,8 +359,8 @@ async fn probe_session(
             .is_some_and(|s| s.record == Record::Tasks || !s.raw.events.is_empty());
         if complete || started.elapsed() >= SESSION_SETTLE {
             return Ok(match found.into_iter().next() {
-                Some(raw) => ProbeRun::Session(Box::new(raw.normalise())),
-                None => ProbeRun::NotScored {
+                Some(raw) => ProbeAttempt::Session(Box::new(raw.normalise())),
+                None => ProbeAttempt::NotScored {
                     why: format!(
                         "the Agent answered, and its session {context} was not found in {}",
                         source.describe()
@@ -331,10 +376,10 @@ async fn probe_session(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::formats::load::load_compiled;
     use crate::core::ingest::{KeepJson, read_jsonl};
     use crate::core::judge::NoJudge;
     use crate::core::session::AgentRef;
-    use crate::core::suite::load::load_compiled;
     use crate::core::task::RecordChoice;
     use crate::source::SessionSummary;
 

@@ -7,7 +7,7 @@ use kagent_evals::core::judge::Never;
 use kagent_evals::core::redact::{find_secrets, redact};
 use kagent_evals::core::session::{Session, SessionKey};
 use kagent_evals::core::suite::compile::compile;
-use kagent_evals::core::suite::report::ReportBuilder;
+use kagent_evals::core::suite::scoring::ReportBuilder;
 use kagent_evals::core::suite::spec::SuiteSpec;
 use proptest::prelude::*;
 use serde_json::{Map, Value};

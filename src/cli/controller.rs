@@ -80,13 +80,6 @@ pub async fn run(args: ControllerArgs) -> Result<Status, CommandError> {
     }
     let mut defaults = args.source.defaults(Party::Operator)?;
     args.judge.add_to(&mut defaults)?;
-    defaults.source = defaults
-        .source
-        .or(match (&defaults.api_url, &defaults.database_url) {
-            (Some(_), _) => Some(crate::core::suite::spec::SourceKind::KagentApi),
-            (None, Some(_)) => Some(crate::core::suite::spec::SourceKind::KagentPostgres),
-            (None, None) => None,
-        });
     let policy = Policy {
         cross_namespace,
         source_hosts: args.allowed_source_hosts.unwrap_or_default(),

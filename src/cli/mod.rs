@@ -11,14 +11,13 @@ mod score;
 mod sessions;
 mod suite;
 
-use crate::a2a::A2aClient;
 use crate::core::suite::compile::CompiledSuite;
 use crate::core::suite::spec::{SourceKind, SuiteSpec};
-use crate::http_client::Retry;
-use crate::judge::OpenAiJudge;
-use crate::resolve::{Defaults, Party, Policy, Refusal, Request, resolve};
-use crate::source::open::open;
-use crate::source::{AnySource, Secret, SourceError};
+use crate::pipeline::{Opened, open};
+use crate::resolve::{Party, Policy, Refusal, Request, RunnerSettings, resolve};
+use crate::secret::{self, Secret};
+use crate::source::open::open_source;
+use crate::source::{AnySource, SourceError};
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -143,13 +142,13 @@ pub struct SourceArgs {
 
 impl SourceArgs {
     /// The settings the flags and environment give, as `party`'s defaults.
-    pub fn defaults(&self, party: Party) -> Result<Defaults, CommandError> {
+    pub fn defaults(&self, party: Party) -> Result<RunnerSettings, CommandError> {
         let database_url = match (&self.database_url, &self.database_url_file) {
             (Some(url), _) => Some(Secret::new(url.clone())),
             (None, Some(file)) => Some(Secret::from_file(file)?),
             (None, None) => None,
         };
-        Ok(Defaults {
+        Ok(RunnerSettings {
             source: self.source.map(SourceKind::from),
             fixture: self.fixture.clone(),
             database_url,
@@ -161,7 +160,7 @@ impl SourceArgs {
             )?,
             api_timeout: Duration::from_secs(self.api_timeout),
             adk_app: self.adk_app.clone(),
-            ..Defaults::new(party)
+            ..RunnerSettings::new(party)
         })
     }
 
@@ -178,7 +177,7 @@ impl SourceArgs {
             cluster: None,
             policy: &Policy::default(),
         })?;
-        Ok(open(&resolution.source.settings)?)
+        Ok(open_source(&resolution.source.settings)?)
     }
 }
 
@@ -203,7 +202,7 @@ pub struct JudgeArgs {
 
 impl JudgeArgs {
     /// Add the judge flags to `defaults`.
-    pub fn add_to(&self, defaults: &mut Defaults) -> Result<(), CommandError> {
+    pub fn add_to(&self, defaults: &mut RunnerSettings) -> Result<(), CommandError> {
         defaults.judge_url = self.judge_url.clone();
         defaults.judge_model = self.judge_model.clone();
         defaults.judge_api_key = Secret::from_file_or_env(
@@ -214,19 +213,12 @@ impl JudgeArgs {
     }
 }
 
-/// What one suite run from the command line reads, asks and probes.
-pub struct Opened {
-    pub source: AnySource,
-    pub judge: Option<OpenAiJudge>,
-    pub agent: Option<A2aClient>,
-}
-
 /// Resolve the source, judge and A2A endpoint of a suite from the flags,
 /// environment and suite, print what the flags replaced, and open them.
 pub fn open_for_suite(
     spec: &SuiteSpec,
     compiled: &CompiledSuite,
-    defaults: &Defaults,
+    defaults: &RunnerSettings,
     base: &Path,
 ) -> Result<Opened, CommandError> {
     let resolution = resolve(&Request {
@@ -242,23 +234,7 @@ pub fn open_for_suite(
     for note in &resolution.notes {
         eprintln!("note: {note}");
     }
-    let judge = resolution
-        .judge
-        .as_ref()
-        .map(|settings| OpenAiJudge::new(settings, Retry::default()))
-        .transpose()
-        .map_err(|e| CommandError(e.to_string()))?;
-    let agent = resolution
-        .agent_endpoint
-        .as_deref()
-        .map(A2aClient::new)
-        .transpose()
-        .map_err(CommandError)?;
-    Ok(Opened {
-        source: open(&resolution.source.settings)?,
-        judge,
-        agent,
-    })
+    open(&resolution).map_err(|e| CommandError(e.to_string()))
 }
 
 /// The process exit status: 0 all good, 1 a check failed (or input was only
@@ -287,6 +263,12 @@ pub struct CommandError(pub String);
 
 impl From<SourceError> for CommandError {
     fn from(e: SourceError) -> Self {
+        CommandError(e.to_string())
+    }
+}
+
+impl From<secret::Unreadable> for CommandError {
+    fn from(e: secret::Unreadable) -> Self {
         CommandError(e.to_string())
     }
 }

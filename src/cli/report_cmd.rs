@@ -4,7 +4,7 @@
 
 use super::output::emit;
 use super::{CommandError, Status};
-use crate::core::suite::html::html;
+use crate::core::render::html;
 use crate::core::suite::report::Report;
 use k8s_openapi::api::core::v1::ConfigMap;
 use std::path::PathBuf;

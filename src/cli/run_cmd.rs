@@ -3,9 +3,9 @@
 use super::output::emit;
 use super::suite::{CriteriaArgs, read_suites};
 use super::{CommandError, JudgeArgs, SourceArgs, Status, open_for_suite};
+use crate::core::render;
 use crate::core::suite::compile::{CompiledSuite, compile};
-use crate::core::suite::load::{Format as SuiteFormat, LoadedSuite};
-use crate::core::suite::render;
+use crate::core::suite::loaded::{LoadedSuite, SuiteFormat};
 use crate::core::suite::report::Report;
 use crate::core::suite::spec::ProbesSpec;
 use crate::pipeline::run_suite;
@@ -13,7 +13,7 @@ use crate::resolve::Party;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub enum ReportFormat {
     Table,
     Json,
     Junit,
@@ -30,7 +30,7 @@ pub struct RunArgs {
     #[command(flatten)]
     source: SourceArgs,
     #[arg(long, value_enum, default_value = "table")]
-    format: Format,
+    format: ReportFormat,
     /// Write the report here instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -123,21 +123,21 @@ fn as_probes(loaded: &mut LoadedSuite, runs: u32) -> Result<CompiledSuite, Comma
     compile(&loaded.name, &loaded.spec, "", "default").map_err(|e| CommandError(e.to_string()))
 }
 
-fn render_all(reports: &[Report], format: Format) -> String {
+fn render_all(reports: &[Report], format: ReportFormat) -> String {
     match (format, reports) {
-        (Format::Json, [one]) => render::json(one),
-        (Format::Json, many) => {
+        (ReportFormat::Json, [one]) => render::json(one),
+        (ReportFormat::Json, many) => {
             let mut text = serde_json::to_string_pretty(many).unwrap_or_default();
             text.push('\n');
             text
         }
-        (Format::Junit, many) => render::junit(many),
-        (Format::Table, many) => many
+        (ReportFormat::Junit, many) => render::junit(many),
+        (ReportFormat::Table, many) => many
             .iter()
             .map(render::table)
             .collect::<Vec<_>>()
             .join("\n"),
-        (Format::Markdown, many) => many
+        (ReportFormat::Markdown, many) => many
             .iter()
             .map(render::markdown)
             .collect::<Vec<_>>()

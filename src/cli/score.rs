@@ -8,7 +8,7 @@ use crate::core::judge::{Judge, JudgeUsage};
 use crate::core::session::{Session, SessionKey};
 use crate::core::suite::compile::compile_evaluator;
 use crate::core::suite::evaluate::{SessionView, evaluate_judged};
-use crate::core::suite::spec::{Defaults, EvaluatorSpec};
+use crate::core::suite::spec::{EvaluatorSpec, SuiteDefaults};
 use crate::core::trajectory::messages_from_value;
 use std::path::PathBuf;
 
@@ -29,7 +29,7 @@ pub async fn run(args: ScoreArgs) -> Result<Status, CommandError> {
     let file = args.evaluator.display().to_string();
     let spec: EvaluatorSpec = serde_json::from_value(load_value(&args.evaluator)?)
         .map_err(|e| CommandError(format!("{file}: {e}")))?;
-    let defaults = Defaults::default();
+    let defaults = SuiteDefaults::default();
     let compiled = compile_evaluator(&spec, &defaults, "")
         .map_err(|e| CommandError(format!("{file}: {e}")))?;
     let session;
@@ -51,11 +51,14 @@ pub async fn run(args: ScoreArgs) -> Result<Status, CommandError> {
     }
     .map_err(|e| CommandError(format!("{}: {e}", args.trajectory.display())))?;
     let judge = if spec.kind.is_judged() {
-        let mut defaults = crate::resolve::Defaults::new(crate::resolve::Party::CommandLine);
+        let mut defaults = crate::resolve::RunnerSettings::new(crate::resolve::Party::CommandLine);
         args.judge.add_to(&mut defaults)?;
         let judge = crate::resolve::resolve_judge(None, &defaults, None, &Default::default())?
             .map(|settings| {
-                crate::judge::OpenAiJudge::new(&settings, crate::http_client::Retry::default())
+                crate::openai_judge::OpenAiJudge::new(
+                    &settings,
+                    crate::http_client::Retry::default(),
+                )
             })
             .transpose()
             .map_err(|e| CommandError(e.to_string()))?;

@@ -2,8 +2,9 @@
 
 use super::output::emit;
 use super::{CommandError, Status};
+use crate::core::formats::load::{load_compiled, manifest};
 use crate::core::suite::compile::CompiledSuite;
-use crate::core::suite::load::{CriteriaFile, Format, LoadedSuite, load_compiled, manifest};
+use crate::core::suite::loaded::{CriteriaFile, LoadedSuite, SuiteFormat};
 use crate::k8s::crd::crd_yaml;
 use std::path::{Path, PathBuf};
 
@@ -69,7 +70,7 @@ pub fn read_suites(
     }
     if suites
         .iter()
-        .any(|(loaded, _)| loaded.format == Format::AdkEvalSet)
+        .any(|(loaded, _)| loaded.format == SuiteFormat::AdkEvalSet)
     {
         match &criteria_name {
             Some(name) => eprintln!("criteria: {name}"),

@@ -4,7 +4,7 @@
 
 use crate::core::suite::report::Outcome;
 use crate::core::suite::spec::SuiteSpec;
-use crate::k8s::vocabulary::RunResult;
+use crate::k8s::vocabulary::{Failure, RunResult};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::{CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
     printcolumn = r#"{"name":"Pass Rate","type":"number","jsonPath":".status.lastRun.passRate"}"#,
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
+#[schemars(transform = super::cel::rules_as_cel)]
 pub struct EvalSuiteSpec {
     #[serde(flatten)]
     pub suite: SuiteSpec,
@@ -119,6 +120,7 @@ pub struct Health {
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
 #[serde(rename_all = "camelCase")]
+#[schemars(transform = super::cel::rules_as_cel)]
 pub struct EvalRunSpec {
     #[schemars(extend("x-kubernetes-validations" = [{"rule": "self == oldSelf", "message": "suiteRef cannot change"}]))]
     pub suite_ref: SuiteRef,
@@ -179,6 +181,9 @@ pub struct EvalRunStatus {
     /// Why the run ended in Error, or what it is waiting for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// Why the run could not be done, when it ended in Error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -273,6 +278,9 @@ pub struct AgentSnapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<String>,
 }
+
+/// The API version of both kinds, as the API server serves them.
+pub const API_VERSION: &str = "evals.kagent.dev/v1alpha1";
 
 /// Both CRDs as YAML documents, as `crds/` holds them.
 pub fn crd_yaml() -> Vec<(String, String)> {

@@ -1,5 +1,6 @@
 //! The Kubernetes adapter: custom resources and, built on them, the operator.
 
+pub mod cel;
 pub mod conditions;
 pub mod controller;
 pub mod crd;

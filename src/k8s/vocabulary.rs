@@ -1,12 +1,12 @@
 //! The operator's words as types: results, condition types, condition
 //! reasons and Event reasons. The CRDs, conditions, metric labels and Events
 //! all use these, so that a misspelt reason is a compile error rather than
-//! an alert that never fires.
+//! an alert that never fires. Each word's text is its variant's name,
+//! derived once (strum); a nested failure speaks as the failure.
 
 use prometheus_client::encoding::EncodeLabelValue;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// How a finished run went.
 #[derive(
@@ -22,7 +22,7 @@ pub enum RunResult {
 }
 
 /// The condition types the operator writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
 pub enum ConditionType {
     /// EvalRun: it has finished (whatever its result).
     Complete,
@@ -36,17 +36,27 @@ pub enum ConditionType {
 
 impl ConditionType {
     pub fn as_str(self) -> &'static str {
-        match self {
-            ConditionType::Complete => "Complete",
-            ConditionType::Passed => "Passed",
-            ConditionType::Ready => "Ready",
-            ConditionType::LastRunPassed => "LastRunPassed",
-        }
+        self.into()
     }
 }
 
-/// Why a run ended in Error; the reason of its conditions and its Event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, EncodeLabelValue)]
+/// Why a run ended in Error; the reason of its conditions and its Event,
+/// and the run status's `failure`.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    EncodeLabelValue,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 pub enum Failure {
     SuiteNotFound,
     InvalidSpec,
@@ -67,18 +77,7 @@ pub enum Failure {
 
 impl Failure {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Failure::SuiteNotFound => "SuiteNotFound",
-            Failure::InvalidSpec => "InvalidSpec",
-            Failure::Forbidden => "Forbidden",
-            Failure::SourceUnavailable => "SourceUnavailable",
-            Failure::JudgeUnavailable => "JudgeUnavailable",
-            Failure::AgentUnavailable => "AgentUnavailable",
-            Failure::EvaluatorError => "EvaluatorError",
-            Failure::UnreadableSessions => "UnreadableSessions",
-            Failure::TimedOut => "TimedOut",
-            Failure::Interrupted => "Interrupted",
-        }
+        self.into()
     }
 
     /// A failure that says the suite cannot run as configured, so it is
@@ -89,33 +88,16 @@ impl Failure {
             Failure::SourceUnavailable | Failure::Forbidden | Failure::JudgeUnavailable
         )
     }
-
-    pub fn from_reason(reason: &str) -> Option<Failure> {
-        [
-            Failure::SuiteNotFound,
-            Failure::InvalidSpec,
-            Failure::Forbidden,
-            Failure::SourceUnavailable,
-            Failure::JudgeUnavailable,
-            Failure::AgentUnavailable,
-            Failure::EvaluatorError,
-            Failure::UnreadableSessions,
-            Failure::TimedOut,
-            Failure::Interrupted,
-        ]
-        .into_iter()
-        .find(|f| f.as_str() == reason)
-    }
 }
 
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
 /// The reason of a condition.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr)]
 pub enum Reason {
     /// Complete=False while a run executes.
     Running,
@@ -135,28 +117,18 @@ pub enum Reason {
     Suspended,
     /// The schedule or time zone cannot be used.
     InvalidSchedule,
+    #[strum(transparent)]
     Failure(Failure),
 }
 
 impl Reason {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::Running => "Running",
-            Reason::Finished => "Finished",
-            Reason::Passed => "Passed",
-            Reason::Failed => "Failed",
-            Reason::Error => "Error",
-            Reason::Ready => "Ready",
-            Reason::Scheduled => "Scheduled",
-            Reason::Suspended => "Suspended",
-            Reason::InvalidSchedule => "InvalidSchedule",
-            Reason::Failure(failure) => failure.as_str(),
-        }
+        self.into()
     }
 }
 
 /// The reason of an Event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr)]
 pub enum EventReason {
     EvalRunCreated,
     EvalRunReplaced,
@@ -171,30 +143,50 @@ pub enum EventReason {
     RegressionDetected,
     ReportNotWritten,
     /// A run ended in Error, for this reason.
+    #[strum(transparent)]
     Failure(Failure),
 }
 
 impl EventReason {
     pub fn as_str(self) -> &'static str {
-        match self {
-            EventReason::EvalRunCreated => "EvalRunCreated",
-            EventReason::EvalRunReplaced => "EvalRunReplaced",
-            EventReason::EvalRunResumed => "EvalRunResumed",
-            EventReason::EvalRunPassed => "EvalRunPassed",
-            EventReason::EvalRunFailed => "EvalRunFailed",
-            EventReason::MissedSchedule => "MissedSchedule",
-            EventReason::MissedSchedules => "MissedSchedules",
-            EventReason::InvalidSpec => "InvalidSpec",
-            EventReason::InvalidSchedule => "InvalidSchedule",
-            EventReason::RegressionDetected => "RegressionDetected",
-            EventReason::ReportNotWritten => "ReportNotWritten",
-            EventReason::Failure(failure) => failure.as_str(),
-        }
+        self.into()
     }
 }
 
-impl fmt::Display for EventReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl std::fmt::Display for EventReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+    use strum::VariantArray;
+
+    #[test]
+    fn every_failure_reads_back_from_its_word() {
+        for failure in Failure::VARIANTS {
+            assert_eq!(Failure::from_str(failure.as_str()), Ok(*failure));
+            assert_eq!(format!("{failure:?}"), failure.as_str());
+        }
+        assert!(Failure::from_str("Finished").is_err());
+    }
+
+    #[test]
+    fn a_nested_failure_speaks_as_the_failure() {
+        for failure in Failure::VARIANTS {
+            assert_eq!(Reason::Failure(*failure).as_str(), failure.as_str());
+            assert_eq!(EventReason::Failure(*failure).as_str(), failure.as_str());
+        }
+        assert_eq!(Reason::InvalidSchedule.as_str(), "InvalidSchedule");
+        assert_eq!(
+            EventReason::RegressionDetected.as_str(),
+            "RegressionDetected"
+        );
+        for condition in ConditionType::VARIANTS {
+            assert_eq!(format!("{condition:?}"), condition.as_str());
+        }
     }
 }

@@ -20,7 +20,7 @@ pub mod tenancy;
 
 use crate::core::session::AgentRef;
 use crate::core::suite::spec::{JudgeSpec, SecretKeyRef, SourceKind, SourceSpec, SuiteSpec};
-use crate::source::Secret;
+use crate::secret::Secret;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -57,7 +57,7 @@ impl fmt::Display for Party {
 /// The settings of whoever runs kagent-evals: the operator's flags, or the
 /// command line's flags and environment.
 #[derive(Clone, Debug)]
-pub struct Defaults {
+pub struct RunnerSettings {
     /// `Operator` or `CommandLine`.
     pub party: Party,
     pub source: Option<SourceKind>,
@@ -77,9 +77,9 @@ pub struct Defaults {
     pub a2a_url: Option<String>,
 }
 
-impl Defaults {
+impl RunnerSettings {
     pub fn new(party: Party) -> Self {
-        Defaults {
+        RunnerSettings {
             party,
             source: None,
             fixture: None,
@@ -94,6 +94,15 @@ impl Defaults {
             judge_api_key: None,
             a2a_url: None,
         }
+    }
+
+    /// The source the flags imply when neither `--source` nor the suite
+    /// names one: the kagent API when its URL is given, else the database.
+    fn implied_source(&self) -> Option<SourceKind> {
+        self.api_url
+            .as_ref()
+            .map(|_| SourceKind::KagentApi)
+            .or(self.database_url.as_ref().map(|_| self.database_kind()))
     }
 
     /// The kind of the database at `database_url`: an ADK database when
@@ -240,7 +249,7 @@ pub struct Request<'a> {
     pub needs_judge: bool,
     /// Whether any case probes the Agent.
     pub needs_agent_endpoint: bool,
-    pub defaults: &'a Defaults,
+    pub defaults: &'a RunnerSettings,
     /// The suite file's folder, which its fixture paths are relative to.
     pub base: &'a Path,
     /// What the operator read from the cluster; `None` on the command line.
@@ -390,12 +399,15 @@ fn source_in_cluster(
     let suite_source = request.spec.source.as_ref();
     let kind = match source_kind(suite_source)? {
         Some(kind) => kind,
-        None => defaults.source.ok_or_else(|| {
-            refuse(
-                RefusalReason::SourceUnavailable,
-                "the suite names no source and the operator has no default source",
-            )
-        })?,
+        None => defaults
+            .source
+            .or(defaults.implied_source())
+            .ok_or_else(|| {
+                refuse(
+                    RefusalReason::SourceUnavailable,
+                    "the suite names no source and the operator has no default source",
+                )
+            })?,
     };
     let unavailable = RefusalReason::SourceUnavailable;
     match kind {
@@ -533,7 +545,7 @@ fn source_in_cluster(
 }
 
 /// The operator's database, when it is of the kind the suite asks for.
-fn operator_database(defaults: &Defaults, kind: SourceKind) -> Result<Secret, Refusal> {
+fn operator_database(defaults: &RunnerSettings, kind: SourceKind) -> Result<Secret, Refusal> {
     let what = match kind {
         SourceKind::AdkDatabase => "an ADK database",
         _ => "a kagent database",
@@ -566,8 +578,7 @@ fn source_on_command_line(
         .source
         .or(defaults.fixture.as_ref().map(|_| SourceKind::Fixture))
         .or(source_kind(suite_source)?)
-        .or(defaults.api_url.as_ref().map(|_| SourceKind::KagentApi))
-        .or(defaults.database_url.as_ref().map(|_| defaults.database_kind()))
+        .or(defaults.implied_source())
         .ok_or_else(|| {
             refuse(
                 RefusalReason::SourceUnavailable,
@@ -822,7 +833,7 @@ fn same_endpoint(a: &str, b: Option<&str>) -> bool {
 /// defaults; `None` when nobody names one.
 pub fn resolve_judge(
     spec: Option<&JudgeSpec>,
-    defaults: &Defaults,
+    defaults: &RunnerSettings,
     cluster: Option<&ClusterFacts>,
     policy: &Policy,
 ) -> Result<Option<JudgeSettings>, Refusal> {
@@ -843,7 +854,7 @@ fn bearer(key: Option<Secret>) -> JudgeAuth {
 
 fn judge_on_command_line(
     spec: Option<&JudgeSpec>,
-    defaults: &Defaults,
+    defaults: &RunnerSettings,
 ) -> Result<Option<JudgeSettings>, Refusal> {
     let suite_url = spec.and_then(|s| s.url.clone());
     let (url, party) = match (&defaults.judge_url, &suite_url) {
@@ -899,7 +910,7 @@ fn judge_on_command_line(
 
 fn judge_in_cluster(
     spec: Option<&JudgeSpec>,
-    defaults: &Defaults,
+    defaults: &RunnerSettings,
     cluster: &ClusterFacts,
     policy: &Policy,
 ) -> Result<Option<JudgeSettings>, Refusal> {

@@ -8,8 +8,8 @@ use serde_json::json;
 
 const NS: &str = "team-a";
 
-fn operator() -> Defaults {
-    Defaults {
+fn operator() -> RunnerSettings {
+    RunnerSettings {
         source: Some(SourceKind::KagentApi),
         api_url: Some("http://kagent-controller.kagent:8083".into()),
         api_user: Some("operator@kagent.dev".into()),
@@ -17,15 +17,15 @@ fn operator() -> Defaults {
         judge_url: Some("https://judge.internal/v1".into()),
         judge_model: Some("judge-model".into()),
         judge_api_key: Some(Secret::new("operator-key")),
-        ..Defaults::new(Party::Operator)
+        ..RunnerSettings::new(Party::Operator)
     }
 }
 
-fn with_database(kind: SourceKind) -> Defaults {
-    Defaults {
+fn with_database(kind: SourceKind) -> RunnerSettings {
+    RunnerSettings {
         source: Some(kind),
         database_url: Some(Secret::new("postgres://op:pw@db.kagent:5432/kagent")),
-        ..Defaults::new(Party::Operator)
+        ..RunnerSettings::new(Party::Operator)
     }
 }
 
@@ -101,7 +101,7 @@ fn secret_ref(spec: &str) -> SecretKeyRef {
 fn in_cluster(
     spec: &SuiteSpec,
     agent: Option<&AgentRef>,
-    defaults: &Defaults,
+    defaults: &RunnerSettings,
     facts: &ClusterFacts,
     policy: &Policy,
 ) -> Result<Resolution, Refusal> {
@@ -489,8 +489,11 @@ fn a_suites_own_judge_url_never_gets_the_operators_key() {
 
 #[test]
 fn a_model_config_judge_uses_its_providers_endpoint_and_key() {
-    let (defaults, mut facts, policy) =
-        (Defaults::new(Party::Operator), cluster(), Policy::default());
+    let (defaults, mut facts, policy) = (
+        RunnerSettings::new(Party::Operator),
+        cluster(),
+        Policy::default(),
+    );
     let judge = JudgeSpec {
         model_config_ref: Some(LocalObjectRef {
             name: "azure".into(),
@@ -549,7 +552,7 @@ fn a_judged_suite_without_any_judge_is_refused() {
     assert_eq!(refusal.reason, RefusalReason::JudgeUnavailable);
 }
 
-fn on_command_line(spec: &SuiteSpec, defaults: &Defaults) -> Result<Resolution, Refusal> {
+fn on_command_line(spec: &SuiteSpec, defaults: &RunnerSettings) -> Result<Resolution, Refusal> {
     resolve(&Request {
         spec,
         agent: None,
@@ -564,11 +567,11 @@ fn on_command_line(spec: &SuiteSpec, defaults: &Defaults) -> Result<Resolution, 
 
 #[test]
 fn on_the_command_line_flags_win_and_say_what_they_replace() {
-    let defaults = Defaults {
+    let defaults = RunnerSettings {
         api_url: Some("http://localhost:8083".into()),
         api_user: Some("me".into()),
         api_token: Some(Secret::new("cli-token")),
-        ..Defaults::new(Party::CommandLine)
+        ..RunnerSettings::new(Party::CommandLine)
     };
     let spec = suite(api(Some("http://kagent:8083"), Some("them"), None), None);
     let r = on_command_line(&spec, &defaults).unwrap();
@@ -582,10 +585,10 @@ fn on_the_command_line_flags_win_and_say_what_they_replace() {
 
 #[test]
 fn on_the_command_line_a_token_goes_only_to_the_url_given_with_it() {
-    let defaults = Defaults {
+    let defaults = RunnerSettings {
         api_token: Some(Secret::new("cli-token")),
         judge_api_key: Some(Secret::new("cli-key")),
-        ..Defaults::new(Party::CommandLine)
+        ..RunnerSettings::new(Party::CommandLine)
     };
     let spec = suite(api(Some("http://user:pw@kagent:8083"), None, None), None);
     let refusal = on_command_line(&spec, &defaults).unwrap_err();
@@ -596,10 +599,10 @@ fn on_the_command_line_a_token_goes_only_to_the_url_given_with_it() {
     );
     assert!(!refusal.message.contains("pw"), "{refusal}");
 
-    let fixture = Defaults {
+    let fixture = RunnerSettings {
         fixture: Some("s.jsonl".into()),
         judge_api_key: Some(Secret::new("cli-key")),
-        ..Defaults::new(Party::CommandLine)
+        ..RunnerSettings::new(Party::CommandLine)
     };
     let judge = JudgeSpec {
         url: Some("https://judge.example/v1".into()),
@@ -611,9 +614,9 @@ fn on_the_command_line_a_token_goes_only_to_the_url_given_with_it() {
         refusal.message.contains("goes only to --judge-url"),
         "{refusal}"
     );
-    let keyless = Defaults {
+    let keyless = RunnerSettings {
         fixture: Some("s.jsonl".into()),
-        ..Defaults::new(Party::CommandLine)
+        ..RunnerSettings::new(Party::CommandLine)
     };
     let r = on_command_line(&suite(None, Some(judge)), &keyless).unwrap();
     assert_eq!(
@@ -629,9 +632,9 @@ fn on_the_command_line_a_token_goes_only_to_the_url_given_with_it() {
 
 #[test]
 fn on_the_command_line_secret_references_are_explained() {
-    let defaults = Defaults {
+    let defaults = RunnerSettings {
         fixture: Some("s.jsonl".into()),
-        ..Defaults::new(Party::CommandLine)
+        ..RunnerSettings::new(Party::CommandLine)
     };
     let judge = JudgeSpec {
         model_config_ref: Some(LocalObjectRef {
@@ -648,7 +651,7 @@ fn on_the_command_line_secret_references_are_explained() {
         "{refusal}"
     );
     let spec = suite(adk(Some("app"), Some("db")), None);
-    let refusal = on_command_line(&spec, &Defaults::new(Party::CommandLine)).unwrap_err();
+    let refusal = on_command_line(&spec, &RunnerSettings::new(Party::CommandLine)).unwrap_err();
     assert!(
         refusal
             .message
@@ -659,10 +662,10 @@ fn on_the_command_line_secret_references_are_explained() {
 
 #[test]
 fn on_the_command_line_a_sqlite_url_or_an_app_means_an_adk_database() {
-    let defaults = Defaults {
+    let defaults = RunnerSettings {
         database_url: Some(Secret::new("sqlite:///tmp/sessions.db")),
         adk_app: Some("weather".into()),
-        ..Defaults::new(Party::CommandLine)
+        ..RunnerSettings::new(Party::CommandLine)
     };
     let r = on_command_line(&suite(None, None), &defaults).unwrap();
     assert!(
@@ -680,7 +683,7 @@ fn on_the_command_line_a_sqlite_url_or_an_app_means_an_adk_database() {
         }),
         None,
     );
-    let r = on_command_line(&fixture, &Defaults::new(Party::CommandLine)).unwrap();
+    let r = on_command_line(&fixture, &RunnerSettings::new(Party::CommandLine)).unwrap();
     assert_eq!(
         r.source.settings,
         SourceSettings::Fixture {
@@ -693,7 +696,7 @@ fn on_the_command_line_a_sqlite_url_or_an_app_means_an_adk_database() {
 fn probes_go_to_the_agent_through_the_operators_kagent_and_on_the_command_line_to_a2a_url() {
     let agent: AgentRef = "team/weather".parse().unwrap();
     let spec = SuiteSpec::default();
-    let mut operator = Defaults::new(Party::Operator);
+    let mut operator = RunnerSettings::new(Party::Operator);
     operator.api_url = Some("http://kagent-controller.kagent:8083/".into());
     operator.database_url = Some(Secret::new("postgres://u:p@db/kagent"));
     operator.source = Some(SourceKind::KagentPostgres);
@@ -701,7 +704,7 @@ fn probes_go_to_the_agent_through_the_operators_kagent_and_on_the_command_line_t
         namespace: "team".into(),
         ..ClusterFacts::default()
     };
-    let request = |defaults: &Defaults, cluster: Option<&ClusterFacts>| {
+    let request = |defaults: &RunnerSettings, cluster: Option<&ClusterFacts>| {
         resolve(&Request {
             spec: &spec,
             agent: Some(&agent),
@@ -722,7 +725,7 @@ fn probes_go_to_the_agent_through_the_operators_kagent_and_on_the_command_line_t
     let refusal = request(&operator, Some(&facts)).unwrap_err();
     assert!(refusal.message.contains("kagent.api.url"), "{refusal}");
 
-    let mut command_line = Defaults::new(Party::CommandLine);
+    let mut command_line = RunnerSettings::new(Party::CommandLine);
     command_line.fixture = Some("sessions".into());
     let refusal = request(&command_line, None).unwrap_err();
     assert!(refusal.message.contains("--a2a-url"), "{refusal}");

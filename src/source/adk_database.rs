@@ -7,13 +7,12 @@
 //! Sessions are `(app_name, user_id, id)`; the app is the source's scope and
 //! is part of every query. Connections are read-only.
 
-use super::{
-    RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
-};
+use super::{RawSession, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError};
 use crate::core::ingest::{KeepJson, Origin, parse_event};
 use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
+use crate::secret::Secret;
 use sqlx::Row;
 use std::sync::Arc;
 

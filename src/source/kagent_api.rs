@@ -11,14 +11,15 @@
 //! there, which is an error of the run, never "no sessions".
 
 use super::{
-    RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
-    StoredTask, TaskData,
+    RawSession, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError, StoredTask,
+    TaskData,
 };
 use crate::core::ingest::{Issue, KeepJson, Origin, Parsed, RawEvent, RawEvents, parse_event};
 use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use crate::http_client::{self, HttpError, Retry};
+use crate::secret::Secret;
 use futures::{StreamExt, TryStreamExt};
 use serde_json::Value;
 use std::sync::Arc;

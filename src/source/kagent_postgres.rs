@@ -8,13 +8,14 @@
 //! tasks, in a second query of the same transaction.
 
 use super::{
-    RawSession, Secret, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError,
-    StoredTask, TaskData,
+    RawSession, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError, StoredTask,
+    TaskData,
 };
 use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents, parse_event};
 use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
+use crate::secret::Secret;
 use futures::TryStreamExt;
 use sqlx::Row;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};

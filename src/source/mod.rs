@@ -138,58 +138,6 @@ pub trait SessionSource: Send + Sync {
     ) -> impl Future<Output = Result<Vec<RawSession>, SourceError>> + Send;
 }
 
-/// A credential (database URL, token). It prints as `[redacted]`, so it
-/// cannot reach a log, an error or a status by accident.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(value: impl Into<String>) -> Self {
-        Secret(value.into().trim().to_string())
-    }
-
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-
-    /// Read from a file (a mounted Secret), surrounding whitespace dropped.
-    pub fn from_file(path: &std::path::Path) -> Result<Self, SourceError> {
-        std::fs::read_to_string(path)
-            .map(Secret::new)
-            .map_err(|e| SourceError::Config(format!("cannot read {}: {e}", path.display())))
-    }
-
-    /// From `file` when given, else from the environment variable `var`
-    /// when it is set and not empty.
-    pub fn from_file_or_env(
-        file: Option<&std::path::Path>,
-        var: &str,
-    ) -> Result<Option<Self>, SourceError> {
-        match file {
-            Some(file) => Secret::from_file(file).map(Some),
-            None => Ok(std::env::var(var)
-                .ok()
-                .filter(|v| !v.is_empty())
-                .map(Secret::new)),
-        }
-    }
-
-    /// Remove the secret from a message that might quote it.
-    pub fn scrub(&self, message: &str) -> String {
-        if self.0.is_empty() {
-            message.to_string()
-        } else {
-            message.replace(&self.0, "[redacted]")
-        }
-    }
-}
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
-
 /// A session's rows as they arrive from a database or the API, each with
 /// the time it was stored, put in kagent's order when done.
 #[derive(Default)]

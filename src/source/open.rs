@@ -9,7 +9,7 @@ use super::{AnySource, SourceError};
 use crate::http_client::Retry;
 use crate::resolve::SourceSettings;
 
-pub fn open(settings: &SourceSettings) -> Result<AnySource, SourceError> {
+pub fn open_source(settings: &SourceSettings) -> Result<AnySource, SourceError> {
     Ok(match settings {
         SourceSettings::Fixture { path } => AnySource::Fixture(FixtureSource::open(path)?),
         SourceSettings::KagentPostgres { url } => {

@@ -4,15 +4,17 @@
 //! ADK events of one session, and the session scored.
 
 use super::{close, vectors};
+use kagent_evals::core::formats::adk::{Criterion, criteria};
+use kagent_evals::core::formats::load::load_compiled;
 use kagent_evals::core::ingest::{KeepJson, read_jsonl};
 use kagent_evals::core::judge::Never;
 use kagent_evals::core::score::Score;
 use kagent_evals::core::score::adk::AdkMatchType;
 use kagent_evals::core::score::rouge::rouge1;
 use kagent_evals::core::session::{Session, SessionKey};
-use kagent_evals::core::suite::adk::{Criterion, criteria};
-use kagent_evals::core::suite::load::{CriteriaFile, load_compiled};
-use kagent_evals::core::suite::report::{Outcome, ReportBuilder};
+use kagent_evals::core::suite::loaded::CriteriaFile;
+use kagent_evals::core::suite::report::Outcome;
+use kagent_evals::core::suite::scoring::ReportBuilder;
 use kagent_evals::core::suite::spec::AdkJudgedMetric;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;

@@ -270,7 +270,7 @@ fn effective_thresholds_are_adks() {
 
 #[test]
 fn a_stated_threshold_is_said_with_what_it_really_asks() {
-    use kagent_evals::core::suite::load::load_compiled;
+    use kagent_evals::core::formats::load::load_compiled;
     // The template's table: 1 rubric x 2 runs asks 1.0 of 0.7; 1 x 5 asks
     // 0.8; 2 x 5 asks 0.7 itself. Three invocations ask 2/3 of 0.5.
     for (rubrics, runs, invocations, threshold, note) in [

@@ -4,9 +4,9 @@
 
 use super::vectors;
 use kagent_evals::core::convert::{ConvertOptions, convert, split_by_invocation};
+use kagent_evals::core::formats::load::load_compiled;
 use kagent_evals::core::ingest::{KeepJson, read_jsonl};
 use kagent_evals::core::session::{Session, SessionKey};
-use kagent_evals::core::suite::load::load_compiled;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;

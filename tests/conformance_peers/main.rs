@@ -248,7 +248,7 @@ fn a_case_line_with_an_unknown_key_is_refused_not_scored_as_strict() {
 
 #[test]
 fn golden_settings_that_check_nothing_are_refused() {
-    use kagent_evals::core::suite::load::load_compiled;
+    use kagent_evals::core::formats::load::load_compiled;
     for (evaluator, field) in [
         (
             "{type: toolSelection, toolSelection: {expected: []}}",

@@ -5,7 +5,8 @@
 use crate::support::{self, control_plane, runtime};
 use crate::{Need, Test};
 use k8s_openapi::api::core::v1::Namespace;
-use kagent_evals::core::suite::load::{LoadError, load_compiled};
+use kagent_evals::core::formats::load::load_compiled;
+use kagent_evals::core::suite::loaded::LoadError;
 use kagent_evals::k8s::crd::{EvalSuite, EvalSuiteStatus, LastRun};
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
@@ -322,6 +323,18 @@ fn invalid_suites() -> Vec<Invalid> {
         invalid(
             with(json!({"unreadableEvents": "ignore"})),
             "spec.unreadableEvents",
+            None,
+        ),
+        // Two bounds the command line once left to the schema alone.
+        invalid(
+            with(json!({"probes": {"enabled": true, "maxRuns": 101}})),
+            "spec.probes.maxRuns",
+            None,
+        ),
+        invalid(
+            json!({"probes": {"enabled": true}, "cases": [{"name": "a", "evaluators": [loops.clone()],
+                   "probe": {"conversation": vec!["turn"; 21]}}]}),
+            "spec.cases[0].probe.conversation",
             None,
         ),
     ]

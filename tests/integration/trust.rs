@@ -16,8 +16,8 @@ use axum::response::{IntoResponse, Response};
 use k8s_openapi::api::core::v1::Secret as KubeSecret;
 use kagent_evals::core::suite::spec::SourceKind;
 use kagent_evals::k8s::crd::{EvalRunStatus, Phase};
-use kagent_evals::resolve::{Defaults, Party};
-use kagent_evals::source::Secret;
+use kagent_evals::resolve::{Party, RunnerSettings};
+use kagent_evals::secret::Secret;
 use kube::Api;
 use kube::api::{DynamicObject, Patch, PatchParams};
 use serde_json::{Value, json};
@@ -152,12 +152,12 @@ fn api_tokens() {
         let (suites, suite_seen) = listener().await;
         secret(&client, &ns, "own-token", "token", "suite-token-1a2b").await;
         let mut cfg = config(&ns, "replica-a", None);
-        cfg.defaults = Defaults {
+        cfg.defaults = RunnerSettings {
             source: Some(SourceKind::KagentApi),
             api_url: Some(operators.clone()),
             api_token: Some(Secret::new("operator-token-9z8y")),
             api_user: Some("operator@kagent.dev".into()),
-            ..Defaults::new(Party::Operator)
+            ..RunnerSettings::new(Party::Operator)
         };
         let _replica = start(&plane, cfg).await;
 
@@ -214,13 +214,13 @@ fn judge_keys() {
         let (suites, suite_seen) = listener().await;
         secret(&client, &ns, "own-key", "key", "suite-key-3c4d").await;
         let mut cfg = config(&ns, "replica-a", None);
-        cfg.defaults = Defaults {
+        cfg.defaults = RunnerSettings {
             source: Some(SourceKind::KagentApi),
             api_url: Some(api),
             judge_url: Some(format!("{operators}/v1")),
             judge_model: Some("operator-model".into()),
             judge_api_key: Some(Secret::new("operator-key-7e6f")),
-            ..Defaults::new(Party::Operator)
+            ..RunnerSettings::new(Party::Operator)
         };
         let _replica = start(&plane, cfg).await;
 
@@ -264,10 +264,10 @@ fn model_configs() {
             configs.patch(name, &PatchParams::apply("test"), &Patch::Apply(&body)).await.unwrap();
         }
         let mut cfg = config(&ns, "replica-a", None);
-        cfg.defaults = Defaults {
+        cfg.defaults = RunnerSettings {
             source: Some(SourceKind::KagentApi),
             api_url: Some(api),
-            ..Defaults::new(Party::Operator)
+            ..RunnerSettings::new(Party::Operator)
         };
         let _replica = start(&plane, cfg).await;
 
@@ -300,10 +300,10 @@ fn adk_database() {
         let dump = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/adk-database/postgres.sql")).unwrap();
         db.execute(&dump).await;
         let mut cfg = config(&ns, "replica-a", None);
-        cfg.defaults = Defaults {
+        cfg.defaults = RunnerSettings {
             source: Some(SourceKind::AdkDatabase),
             database_url: Some(Secret::new(db.url.clone())),
-            ..Defaults::new(Party::Operator)
+            ..RunnerSettings::new(Party::Operator)
         };
         let _replica = start(&plane, cfg).await;
 

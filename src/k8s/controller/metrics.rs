@@ -60,10 +60,70 @@ pub struct Metrics {
     pub leader: Gauge,
 }
 
+/// The gauges of one suite, from its latest finished run: what a suite
+/// decision asks to be set.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SuiteMetrics {
+    /// `NAMESPACE/NAME` of the Agent the suite evaluates, empty for none.
+    pub agent: String,
+    pub last_run_passed: Option<bool>,
+    pub last_success: Option<i64>,
+    pub schedule_interval: Option<i64>,
+    /// Each case of the latest run, and whether it passed.
+    pub cases: Vec<(String, bool)>,
+    /// Each probe case of the latest run, and the share of its runs that passed.
+    pub probe_pass_rates: Vec<(String, f64)>,
+}
+
 impl Metrics {
+    /// Set a suite's gauges; a value the decision has none for is left as is.
+    pub fn record_suite(&self, labels: &SuiteLabels, suite: &SuiteMetrics) {
+        self.set_suite_agent(&labels.namespace, &labels.suite, suite.agent.clone());
+        if let Some(passed) = suite.last_run_passed {
+            self.last_run_passed
+                .get_or_create(labels)
+                .set(i64::from(passed));
+        }
+        if let Some(success) = suite.last_success {
+            self.last_success.get_or_create(labels).set(success);
+        }
+        if let Some(interval) = suite.schedule_interval {
+            self.schedule_interval.get_or_create(labels).set(interval);
+        }
+        let case = |case: &str| CaseLabels {
+            namespace: labels.namespace.clone(),
+            suite: labels.suite.clone(),
+            case: case.to_string(),
+        };
+        for (name, passed) in &suite.cases {
+            self.case_passed
+                .get_or_create(&case(name))
+                .set(i64::from(*passed));
+        }
+        for (name, rate) in &suite.probe_pass_rates {
+            self.case_probe_pass_rate
+                .get_or_create(&case(name))
+                .set(*rate);
+        }
+    }
+
+    /// Count a finished run, and how long it took.
+    pub fn record_run(&self, labels: &SuiteLabels, result: RunResult, seconds: Option<f64>) {
+        self.runs
+            .get_or_create(&RunLabels {
+                namespace: labels.namespace.clone(),
+                suite: labels.suite.clone(),
+                result,
+            })
+            .inc();
+        if let Some(seconds) = seconds {
+            self.run_duration.get_or_create(labels).observe(seconds);
+        }
+    }
+
     /// Say which Agent a suite evaluates: one series per suite, so that
     /// dashboards can join on it (an Agent changed is a series replaced).
-    pub fn set_suite_agent(&self, namespace: &str, suite: &str, agent: String) {
+    fn set_suite_agent(&self, namespace: &str, suite: &str, agent: String) {
         let mut known = self.suite_agents.lock().unwrap_or_else(|e| e.into_inner());
         let key = (namespace.to_string(), suite.to_string());
         if let Some(old) = known.insert(key, agent.clone())

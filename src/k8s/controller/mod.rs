@@ -15,12 +15,14 @@ pub mod metrics;
 mod metrics_server;
 pub mod run_decision;
 mod run_reconciler;
+#[cfg(test)]
+mod scenarios;
 pub mod suite_decision;
 mod suite_reconciler;
 
 use crate::k8s::crd::{EvalRun, EvalSuite};
 use crate::k8s::vocabulary::EventReason;
-use crate::resolve::{Defaults, Party, Policy};
+use crate::resolve::{Party, Policy, RunnerSettings};
 use futures::{FutureExt, StreamExt};
 use kube::runtime::controller::{Action, Config as RunnerConfig};
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
@@ -57,7 +59,7 @@ pub struct ControllerConfig {
     /// before it ends in Error.
     pub max_attempts: u32,
     /// The operator's own source and judge, for suites that name none.
-    pub defaults: Defaults,
+    pub defaults: RunnerSettings,
     /// Cross-namespace pairs and the hosts suites may name.
     pub policy: Policy,
     /// Watch only this namespace (a namespace-scoped install); all when none.
@@ -87,7 +89,7 @@ impl Default for ControllerConfig {
             run_concurrency: 4,
             run_timeout: Duration::from_secs(30 * 60),
             max_attempts: 3,
-            defaults: Defaults::new(Party::Operator),
+            defaults: RunnerSettings::new(Party::Operator),
             policy: Policy::default(),
             watch_namespace: None,
         }
@@ -171,7 +173,7 @@ impl Context {
             }
             (Regarding::Suite { related_run }, _, Some(suite)) => {
                 let related = related_run.as_ref().map(|name| Reference {
-                    api_version: Some(crate::core::suite::spec::API_VERSION.into()),
+                    api_version: Some(crate::k8s::crd::API_VERSION.into()),
                     kind: Some("EvalRun".into()),
                     name: Some(name.clone()),
                     namespace: suite.namespace.clone(),

@@ -1,13 +1,15 @@
 //! The EvalRun reconciler's decisions, as pure functions of what it
 //! gathered and of the time: whether to execute a run now, the status of a
-//! run it claims, the status, Events and metrics of a run that ends, and
-//! what a regression is blamed on.
+//! run it claims, which failure stopped a run, the status, Events and
+//! metrics of a run that ends, and what a regression is blamed on.
 
 use super::{PlannedEvent, Regarding};
 use crate::core::suite::report::{Outcome, Report};
 use crate::k8s::conditions::{self, Want};
 use crate::k8s::crd::{AgentSnapshot, CaseCounts, CaseResult, EvalRunStatus, Executor, Phase};
 use crate::k8s::vocabulary::{ConditionType, EventReason, Failure, Reason, RunResult};
+use crate::pipeline::{OpenError, RunError};
+use crate::resolve::{Refusal, RefusalReason};
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use std::time::Duration;
@@ -89,18 +91,73 @@ pub fn claimed(
     claimed
 }
 
+/// What a run learnt on the way, recorded in its last status however it ends.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Learnt {
+    /// The Agent as it was evaluated.
+    pub agent: Option<AgentSnapshot>,
+    /// Where the sessions were read, and whose source that was.
+    pub source: Option<String>,
+}
+
 /// How a run ends.
 #[derive(Clone, Debug)]
 pub enum Ending {
     /// Every case was scored.
-    Scored(Box<Report>),
+    Scored { report: Box<Report>, learnt: Learnt },
     /// The run could not be done.
-    Failed { failure: Failure, message: String },
+    Failed {
+        failure: Failure,
+        message: String,
+        learnt: Learnt,
+    },
+}
+
+impl Ending {
+    /// A run that could not be done, `learnt` what it had learnt by then.
+    pub fn failed(failure: Failure, message: impl Into<String>, learnt: Learnt) -> Ending {
+        Ending::Failed {
+            failure,
+            message: message.into(),
+            learnt,
+        }
+    }
+}
+
+/// What stopped a run before it scored: the resolver refused, something
+/// could not be opened, or the run could not be done.
+#[derive(Clone, Copy, Debug)]
+pub enum Stopped<'a> {
+    Refused(&'a Refusal),
+    NotOpened(&'a OpenError),
+    Run(&'a RunError),
+}
+
+/// The failure a run that stopped ends with.
+pub fn failure_of(stopped: Stopped<'_>) -> Failure {
+    match stopped {
+        Stopped::Refused(refusal) => match refusal.reason {
+            RefusalReason::Forbidden => Failure::Forbidden,
+            RefusalReason::InvalidSpec => Failure::InvalidSpec,
+            RefusalReason::SourceUnavailable => Failure::SourceUnavailable,
+            RefusalReason::JudgeUnavailable => Failure::JudgeUnavailable,
+        },
+        Stopped::NotOpened(OpenError::Source(_)) | Stopped::Run(RunError::Source(_)) => {
+            Failure::SourceUnavailable
+        }
+        Stopped::NotOpened(OpenError::Judge(_)) | Stopped::Run(RunError::Judge(_)) => {
+            Failure::JudgeUnavailable
+        }
+        Stopped::NotOpened(OpenError::Agent(_))
+        | Stopped::Run(RunError::Agent(_) | RunError::NoAgentEndpoint(_)) => {
+            Failure::AgentUnavailable
+        }
+    }
 }
 
 /// A run's last status and what to publish about it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Finished {
+pub struct FinishedRun {
     pub status: EvalRunStatus,
     pub result: RunResult,
     pub events: Vec<PlannedEvent>,
@@ -108,24 +165,33 @@ pub struct Finished {
     pub seconds: Option<f64>,
 }
 
-/// The status, Events and metrics of a run that ends.
+/// The status, Events and metrics of a run that ends: `status` as it was
+/// claimed, and what the run learnt carried in its ending.
 pub fn finish(
     status: &EvalRunStatus,
     generation: Option<i64>,
     ending: Ending,
     now: Timestamp,
-) -> Finished {
+) -> FinishedRun {
     let mut status = EvalRunStatus {
         completion_time: Some(Time(now)),
         executor: None,
         ..status.clone()
     };
+    let learnt = match &ending {
+        Ending::Scored { learnt, .. } | Ending::Failed { learnt, .. } => learnt.clone(),
+    };
+    status.agent = learnt.agent.or(status.agent);
+    status.source = learnt.source.or(status.source);
     let (result, reason, message) = match ending {
-        Ending::Failed { failure, message } => {
+        Ending::Failed {
+            failure, message, ..
+        } => {
             status.phase = Some(Phase::Error);
+            status.failure = Some(failure);
             (RunResult::Error, Reason::Failure(failure), message)
         }
-        Ending::Scored(report) => {
+        Ending::Scored { report, .. } => {
             let outcomes = outcomes(&report);
             let summary = format!("{}/{}", outcomes.cases.passed, outcomes.cases.total);
             let (result, reason) = match outcomes.failure {
@@ -148,6 +214,10 @@ pub fn finish(
                 RunResult::Failed => Phase::Failed,
                 RunResult::Error => Phase::Error,
             });
+            status.failure = match reason {
+                Reason::Failure(failure) => Some(failure),
+                _ => None,
+            };
             status.sessions_evaluated = Some(outcomes.sessions);
             status.summary = Some(summary);
             status.pass_rate = outcomes.pass_rate;
@@ -191,7 +261,7 @@ pub fn finish(
         .start_time
         .as_ref()
         .map(|start| now.duration_since(start.0).as_secs_f64().max(0.0));
-    Finished {
+    FinishedRun {
         result,
         seconds,
         events: vec![PlannedEvent {

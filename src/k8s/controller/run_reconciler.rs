@@ -1,5 +1,9 @@
-//! The EvalRun reconciler: gather, resolve, decide, apply. It is the only
-//! writer of EvalRun status.
+//! The EvalRun reconciler: the only writer of EvalRun status. A run goes
+//! through named steps: start (decided by [`run_decision::start`]), claim,
+//! then execute: gather from the API server (the suite, the Agent, Secrets,
+//! the previous run), compile and resolve (pure), open and run the suite
+//! ([`crate::pipeline`]), write the opt-in full report; then finish, which
+//! alone builds the final status from the claimed one and the [`Ending`].
 //!
 //! A run is read afresh from the API server before anything is decided (the
 //! cache may not have seen this replica's own last write), claimed with a
@@ -9,27 +13,24 @@
 //! repeatable, so resuming is running again; after too many attempts the
 //! run ends in Error, never left Running.
 
-use super::metrics::{RunLabels, SuiteLabels};
-use super::run_decision::{self, Ending, RunFacts, Start};
+use super::metrics::SuiteLabels;
+use super::run_decision::{self, Ending, Learnt, RunFacts, Start, Stopped, failure_of};
 use super::suite_decision::{SUITE_LABEL, TRIGGER_LABEL, is_done};
 use super::{Context, Error, MANAGER, PlannedEvent, Regarding};
-use crate::a2a::A2aClient;
 use crate::core::pyjson::{Layout, dumps_sorted};
 use crate::core::session::AgentRef;
 use crate::core::suite::compile::{CompiledSuite, compile};
 use crate::core::suite::report::Report;
-use crate::core::suite::spec::{API_VERSION, SuiteSpec};
-use crate::http_client::Retry;
-use crate::judge::OpenAiJudge;
-use crate::k8s::crd::{AgentSnapshot, EvalRun, EvalRunStatus, EvalSuite, TriggerType};
+use crate::core::suite::spec::SuiteSpec;
+use crate::k8s::crd::{API_VERSION, AgentSnapshot, EvalRun, EvalRunStatus, EvalSuite, TriggerType};
 use crate::k8s::vocabulary::{EventReason, Failure};
-use crate::pipeline::{RunError, run_suite};
+use crate::pipeline::{open, run_suite};
 use crate::resolve::{
-    ClusterFacts, RefusalReason, Request, SecretData, model_config, referenced_model_config,
-    referenced_secrets, resolve,
+    ClusterFacts, Request, SecretData, model_config, referenced_model_config, referenced_secrets,
+    resolve,
 };
-use crate::source::open::open;
-use crate::source::{Secret, SessionSource};
+use crate::secret::Secret;
+use crate::source::SessionSource;
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, ObjectReference, Secret as KubeSecret};
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
@@ -94,10 +95,7 @@ async fn reconcile_fresh(cached: &EvalRun, ctx: &Context) -> Result<Action, Erro
             execution
                 .finish(
                     status,
-                    Ending::Failed {
-                        failure: Failure::Interrupted,
-                        message,
-                    },
+                    Ending::failed(Failure::Interrupted, message, Learnt::default()),
                 )
                 .await?;
             Ok(Action::await_change())
@@ -125,11 +123,10 @@ async fn reconcile_fresh(cached: &EvalRun, ctx: &Context) -> Result<Action, Erro
                 execution.publish(&event).await;
             }
             let ending = tokio::select! {
-                ending = execution.work(claimed.clone()) => ending,
+                ending = execution.execute() => ending,
                 error = execution.heartbeat(claimed.clone()) => return Err(error),
             };
-            let (status, ending) = ending;
-            execution.finish(status, ending).await?;
+            execution.finish(claimed, ending).await?;
             Ok(Action::await_change())
         }
     }
@@ -144,12 +141,15 @@ struct Execution<'a> {
     suite: Option<EvalSuite>,
     /// The suite as the run evaluates it, and its generation.
     spec: Option<(SuiteSpec, Option<i64>)>,
+    /// The suite's latest finished run before this one, for regressions.
+    previous: Option<Arc<EvalRun>>,
 }
 
 impl<'a> Execution<'a> {
-    /// Read the run's suite and adopt a run made by hand: record the suite's
-    /// snapshot, the owner and the labels, and go on with the run as the
-    /// API server returns it, so conditions carry its new generation.
+    /// Read the run's suite and its previous run, and adopt a run made by
+    /// hand: record the suite's snapshot, the owner and the labels, and go
+    /// on with the run as the API server returns it, so conditions carry
+    /// its new generation.
     async fn new(run: EvalRun, ctx: &'a Context, api: Api<EvalRun>) -> Result<Self, Error> {
         let namespace = run.namespace().unwrap_or_default();
         let name = run.name_any();
@@ -160,6 +160,7 @@ impl<'a> Execution<'a> {
             (None, Some(suite)) => Some((suite.spec.suite.clone(), suite.metadata.generation)),
             (None, None) => None,
         };
+        let previous = previous_run(ctx, &run);
         let mut execution = Execution {
             run,
             ctx,
@@ -168,6 +169,7 @@ impl<'a> Execution<'a> {
             name,
             suite,
             spec,
+            previous,
         };
         execution.adopt().await?;
         Ok(execution)
@@ -280,116 +282,78 @@ impl<'a> Execution<'a> {
             .await;
     }
 
-    /// Read, resolve and score: the run proper. Returns the status with what
-    /// was learnt on the way (the Agent, the source) and how the run ends.
-    async fn work(&self, mut status: EvalRunStatus) -> (EvalRunStatus, Ending) {
-        let ending = self.score(&mut status).await;
-        (status, ending)
+    /// The run proper: compile, gather, resolve, open, score, and write the
+    /// opt-in report. What it learns is carried in the ending.
+    async fn execute(&self) -> Ending {
+        let mut learnt = Learnt::default();
+        match self.scored(&mut learnt).await {
+            Ok(report) => Ending::Scored {
+                report: Box::new(report),
+                learnt,
+            },
+            Err((failure, message)) => Ending::failed(failure, message, learnt),
+        }
     }
 
-    async fn score(&self, status: &mut EvalRunStatus) -> Ending {
-        let failed = |failure, message: String| Ending::Failed { failure, message };
+    async fn scored(&self, learnt: &mut Learnt) -> Result<Report, (Failure, String)> {
         let Some((spec, _)) = &self.spec else {
-            return failed(
+            return Err((
                 Failure::SuiteNotFound,
                 format!(
                     "EvalSuite {} not found in {}",
                     self.run.spec.suite_ref.name, self.namespace
                 ),
-            );
+            ));
         };
-        let compiled = match compile(&self.run.spec.suite_ref.name, spec, "spec", &self.namespace) {
-            Ok(compiled) => compiled,
-            Err(e) => return failed(Failure::InvalidSpec, e.to_string()),
-        };
+        let compiled = compile(&self.run.spec.suite_ref.name, spec, "spec", &self.namespace)
+            .map_err(|e| (Failure::InvalidSpec, e.to_string()))?;
         for warning in compiled.warnings() {
             tracing::warn!(namespace = %self.namespace, run = %self.name, "{warning}");
         }
-        let facts = match self.gather(spec, &compiled).await {
-            Ok(facts) => facts,
-            Err(e) => return failed(Failure::SourceUnavailable, e.to_string()),
-        };
-        if let Some(agent) = &compiled.agent {
-            status.agent = Some(AgentSnapshot {
-                name: agent.to_string(),
-                generation: facts.1,
-                fingerprint: facts.0.agent_spec.as_ref().map(fingerprint),
-            });
-        }
+        let gathered = self
+            .gather(spec, &compiled)
+            .await
+            .map_err(|e| (Failure::SourceUnavailable, e.to_string()))?;
+        learnt.agent = gathered.agent;
         let config = &self.ctx.config;
-        let resolution = match resolve(&Request {
+        let resolution = resolve(&Request {
             spec,
             agent: compiled.agent.as_ref(),
             needs_judge: compiled.uses_judge(),
             needs_agent_endpoint: compiled.probe_cases().next().is_some(),
             defaults: &config.defaults,
             base: std::path::Path::new("/"),
-            cluster: Some(&facts.0),
+            cluster: Some(&gathered.facts),
             policy: &config.policy,
-        }) {
-            Ok(resolution) => resolution,
-            Err(refusal) => {
-                let failure = match refusal.reason {
-                    RefusalReason::Forbidden => Failure::Forbidden,
-                    RefusalReason::InvalidSpec => Failure::InvalidSpec,
-                    RefusalReason::SourceUnavailable => Failure::SourceUnavailable,
-                    RefusalReason::JudgeUnavailable => Failure::JudgeUnavailable,
-                };
-                return failed(failure, refusal.message);
-            }
-        };
-        let source = match open(&resolution.source.settings) {
-            Ok(source) => source,
-            Err(e) => return failed(Failure::SourceUnavailable, e.to_string()),
-        };
-        status.source = Some(format!("{} {}", resolution.source.party, source.describe()));
-        let judge = match resolution
-            .judge
-            .as_ref()
-            .map(|settings| OpenAiJudge::new(settings, Retry::default()))
-            .transpose()
-        {
-            Ok(judge) => judge,
-            Err(e) => return failed(Failure::JudgeUnavailable, e.to_string()),
-        };
-        let agent = match resolution
-            .agent_endpoint
-            .as_deref()
-            .map(A2aClient::new)
-            .transpose()
-        {
-            Ok(agent) => agent,
-            Err(e) => return failed(Failure::AgentUnavailable, e),
-        };
+        })
+        .map_err(|r| (failure_of(Stopped::Refused(&r)), r.message))?;
+        let opened =
+            open(&resolution).map_err(|e| (failure_of(Stopped::NotOpened(&e)), e.to_string()))?;
+        learnt.source = Some(format!(
+            "{} {}",
+            resolution.source.party,
+            opened.source.describe()
+        ));
         let full_report = spec.report.as_ref().is_some_and(|r| r.config_map);
-        let report = match tokio::time::timeout(
+        let report = tokio::time::timeout(
             config.run_timeout,
             run_suite(
                 &compiled,
-                &source,
-                &judge,
-                agent.as_ref(),
+                &opened.source,
+                &opened.judge,
+                opened.agent.as_ref(),
                 Timestamp::now(),
                 full_report,
             ),
         )
         .await
-        {
-            Err(_) => {
-                return failed(
-                    Failure::TimedOut,
-                    format!("still reading after {}s", config.run_timeout.as_secs()),
-                );
-            }
-            Ok(Err(RunError::Source(e))) => {
-                return failed(Failure::SourceUnavailable, e.to_string());
-            }
-            Ok(Err(RunError::Judge(e))) => return failed(Failure::JudgeUnavailable, e.to_string()),
-            Ok(Err(e @ (RunError::Agent(_) | RunError::NoAgentEndpoint(_)))) => {
-                return failed(Failure::AgentUnavailable, e.to_string());
-            }
-            Ok(Ok(report)) => report,
-        };
+        .map_err(|_| {
+            (
+                Failure::TimedOut,
+                format!("still reading after {}s", config.run_timeout.as_secs()),
+            )
+        })?
+        .map_err(|e| (failure_of(Stopped::Run(&e)), e.to_string()))?;
         // The report carries ids, keys, scores and diagnostics, never
         // conversation text: it is safe at the default log level.
         tracing::info!(
@@ -412,17 +376,13 @@ impl<'a> Execution<'a> {
             };
             self.publish(&event).await;
         }
-        Ending::Scored(Box::new(report))
+        Ok(report)
     }
 
     /// What the resolver needs from the cluster: the Agent, the namespace's
     /// labels when the Agent is elsewhere, the Secrets and ModelConfig the
-    /// suite names. Also the Agent's generation, for the run's status.
-    async fn gather(
-        &self,
-        spec: &SuiteSpec,
-        compiled: &CompiledSuite,
-    ) -> Result<(ClusterFacts, Option<i64>), Error> {
+    /// suite names. Also the Agent as evaluated, for the run's status.
+    async fn gather(&self, spec: &SuiteSpec, compiled: &CompiledSuite) -> Result<Gathered, Error> {
         let mut facts = ClusterFacts {
             namespace: self.namespace.clone(),
             ..ClusterFacts::default()
@@ -463,7 +423,12 @@ impl<'a> Execution<'a> {
             };
             facts.secrets.insert(name, data);
         }
-        Ok((facts, generation))
+        let agent = compiled.agent.as_ref().map(|agent| AgentSnapshot {
+            name: agent.to_string(),
+            generation,
+            fingerprint: facts.agent_spec.as_ref().map(fingerprint),
+        });
+        Ok(Gathered { facts, agent })
     }
 
     /// The full report, conversations included, in a ConfigMap owned by the
@@ -505,7 +470,10 @@ impl<'a> Execution<'a> {
 
     /// Write the run's last status, and publish and count its ending.
     async fn finish(&mut self, status: EvalRunStatus, ending: Ending) -> Result<(), Error> {
-        if let Ending::Failed { failure, message } = &ending {
+        if let Ending::Failed {
+            failure, message, ..
+        } = &ending
+        {
             tracing::warn!(namespace = %self.namespace, run = %self.name, reason = failure.as_str(), "{message}");
         }
         let finished = run_decision::finish(
@@ -515,26 +483,14 @@ impl<'a> Execution<'a> {
             Timestamp::now(),
         );
         self.write(&finished.status, None).await?;
-        let labels = SuiteLabels {
-            namespace: self.namespace.clone(),
-            suite: self.run.spec.suite_ref.name.clone(),
-        };
-        self.ctx
-            .metrics
-            .runs
-            .get_or_create(&RunLabels {
-                namespace: labels.namespace.clone(),
-                suite: labels.suite.clone(),
-                result: finished.result,
-            })
-            .inc();
-        if let Some(seconds) = finished.seconds {
-            self.ctx
-                .metrics
-                .run_duration
-                .get_or_create(&labels)
-                .observe(seconds);
-        }
+        self.ctx.metrics.record_run(
+            &SuiteLabels {
+                namespace: self.namespace.clone(),
+                suite: self.run.spec.suite_ref.name.clone(),
+            },
+            finished.result,
+            finished.seconds,
+        );
         for event in &finished.events {
             self.publish(event).await;
         }
@@ -546,22 +502,7 @@ impl<'a> Execution<'a> {
 
     /// A regression against the suite's previous finished run, if any.
     fn regression(&self, status: &EvalRunStatus) -> Option<PlannedEvent> {
-        let current = RunFacts {
-            name: &self.name,
-            status,
-            suite_generation: self.run.spec.suite_generation,
-        };
-        let completed = |r: &EvalRun| r.status.as_ref().and_then(|s| s.completion_time.clone());
-        let runs = self.ctx.runs.state();
-        let previous = runs
-            .iter()
-            .filter(|r| {
-                r.namespace().as_deref() == Some(self.namespace.as_str())
-                    && r.spec.suite_ref.name == self.run.spec.suite_ref.name
-                    && r.name_any() != self.name
-                    && is_done(r)
-            })
-            .max_by_key(|r| (completed(r).map(|t| t.0), r.name_any()))?;
+        let previous = self.previous.as_ref()?;
         let previous_status = previous.status.clone().unwrap_or_default();
         let previous_name = previous.name_any();
         run_decision::regression(
@@ -570,9 +511,34 @@ impl<'a> Execution<'a> {
                 status: &previous_status,
                 suite_generation: previous.spec.suite_generation,
             },
-            current,
+            RunFacts {
+                name: &self.name,
+                status,
+                suite_generation: self.run.spec.suite_generation,
+            },
         )
     }
+}
+
+/// What the execution read from the API server for the resolver.
+struct Gathered {
+    facts: ClusterFacts,
+    agent: Option<AgentSnapshot>,
+}
+
+/// The suite's latest finished run other than `run`, from the shared cache.
+fn previous_run(ctx: &Context, run: &EvalRun) -> Option<Arc<EvalRun>> {
+    let completed = |r: &EvalRun| r.status.as_ref().and_then(|s| s.completion_time.clone());
+    ctx.runs
+        .state()
+        .into_iter()
+        .filter(|r| {
+            r.namespace() == run.namespace()
+                && r.spec.suite_ref.name == run.spec.suite_ref.name
+                && r.name_any() != run.name_any()
+                && is_done(r)
+        })
+        .max_by_key(|r| (completed(r).map(|t| t.0), r.name_any()))
 }
 
 /// A Secret's keys, those that are not text marked as such.

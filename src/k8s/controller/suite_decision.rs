@@ -3,9 +3,11 @@
 //! semantics), which runs history keeps, the suite's health and status, and
 //! the Events and metrics that go with them.
 
+use super::metrics::SuiteMetrics;
 use super::{PlannedEvent, Regarding};
 use crate::core::schedule::{Due, Schedule, due};
-use crate::core::suite::compile::compile;
+use crate::core::suite::compile::{CompiledSuite, SuiteError, compile};
+use crate::core::suite::report::Outcome;
 use crate::core::suite::spec::{ConcurrencyPolicy, SuiteSpec};
 use crate::k8s::conditions::{self, Want};
 use crate::k8s::crd::{
@@ -139,7 +141,7 @@ pub fn run_name(suite: &str, slot: Timestamp) -> String {
 
 /// A finished scheduled run as history sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finished {
+pub struct HistoryEntry {
     pub name: String,
     pub succeeded: bool,
     pub completed: Timestamp,
@@ -147,8 +149,8 @@ pub struct Finished {
 
 /// The runs to delete: beyond the newest `keep_succeeded` succeeded runs and
 /// the newest `keep_failed` failed or errored runs.
-pub fn prune(finished: &[Finished], keep_succeeded: usize, keep_failed: usize) -> Vec<String> {
-    let mut by_age: Vec<&Finished> = finished.iter().collect();
+pub fn prune(finished: &[HistoryEntry], keep_succeeded: usize, keep_failed: usize) -> Vec<String> {
+    let mut by_age: Vec<&HistoryEntry> = finished.iter().collect();
     by_age.sort_by(|a, b| {
         b.completed
             .cmp(&a.completed)
@@ -195,18 +197,6 @@ fn interval(schedule: &Schedule, now: Timestamp) -> Option<i64> {
     Some(second.as_second() - first.as_second())
 }
 
-/// The gauges of one suite, from its latest finished run.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SuiteMetrics {
-    pub last_run_passed: Option<bool>,
-    pub last_success: Option<i64>,
-    pub schedule_interval: Option<i64>,
-    /// Each case of the latest run, and whether it passed.
-    pub cases: Vec<(String, bool)>,
-    /// Each probe case of the latest run, and the share of its runs that passed.
-    pub probe_pass_rates: Vec<(String, f64)>,
-}
-
 /// Everything a suite reconcile does, decided up front.
 #[derive(Clone, Debug)]
 pub struct SuiteDecision {
@@ -225,112 +215,204 @@ pub struct SuiteDecision {
     pub requeue: Duration,
 }
 
-/// Decide what a suite needs now, given its runs (from the shared store).
+/// Decide what a suite needs now, given its runs (from the shared store):
+/// the schedule's plan, the history, the conditions and the metrics, each
+/// a decision of its own.
 pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDecision {
-    let namespace = suite.namespace().unwrap_or_default();
-    let name = suite.name_any();
     let spec = &suite.spec.suite;
     let old = suite.status.clone().unwrap_or_default();
+    let compiled = compile(
+        &suite.name_any(),
+        spec,
+        "spec",
+        &suite.namespace().unwrap_or_default(),
+    );
+    let active: Vec<&EvalRun> = runs.iter().copied().filter(|r| !is_done(r)).collect();
+    let plan = match &compiled {
+        Ok(compiled) => plan(suite, compiled.schedule.as_ref(), &old, &active, now),
+        Err(_) => Plan::default(),
+    };
+    let mut finished: Vec<&EvalRun> = runs.iter().copied().filter(|r| is_done(r)).collect();
+    finished.sort_by_key(|r| (completed(r), r.name_any()));
     let mut status = EvalSuiteStatus {
         observed_generation: suite.metadata.generation,
+        last_schedule_time: plan
+            .created_slot
+            .map(Time)
+            .or(old.last_schedule_time.clone()),
+        last_missed_time: plan.missed_slot.map(Time).or(old.last_missed_time.clone()),
         ..old.clone()
     };
-    let mut events = Vec::new();
-    let suite_event = |warning, reason, note: String, related_run: Option<String>| PlannedEvent {
+    record_results(&mut status, &old, &finished);
+    let prune = history(spec, &old, &status, &finished);
+    status.active = active
+        .iter()
+        .filter(|r| !plan.replace.contains(&r.name_any()))
+        .map(|r| r.name_any())
+        .chain(plan.create.as_ref().map(ResourceExt::name_any))
+        .collect::<BTreeSet<String>>()
+        .into_iter()
+        .map(|name| RunReference { name })
+        .collect();
+    let last = finished.last().copied();
+    if let Some(last) = last {
+        status.source = last.status.as_ref().and_then(|s| s.source.clone());
+    }
+    let (wants, invalid_event) = conditions(suite, &compiled, &old, last, plan.next);
+    status.conditions = conditions::merge(&old.conditions, &wants, suite.metadata.generation, now);
+    let metrics = metrics(suite, &compiled, last, &status, now);
+    let ceiling = if status.active.is_empty() {
+        RESYNC
+    } else {
+        WHILE_ACTIVE
+    };
+    let requeue = plan
+        .next
+        .map(|n| n.duration_since(now).as_secs_f64().max(1.0))
+        .map(Duration::from_secs_f64)
+        .unwrap_or(ceiling)
+        .min(ceiling);
+    SuiteDecision {
+        status,
+        replace: plan.replace,
+        create: plan.create,
+        prune,
+        events: plan.events.into_iter().chain(invalid_event).collect(),
+        created_event: plan.created_event,
+        metrics,
+        requeue,
+    }
+}
+
+fn suite_event(
+    warning: bool,
+    reason: EventReason,
+    note: String,
+    related_run: Option<String>,
+) -> PlannedEvent {
+    PlannedEvent {
         warning,
         reason,
         note,
         regarding: Regarding::Suite { related_run },
-    };
+    }
+}
+
+/// What the schedule asks for now: runs to replace, the run to create, the
+/// slots it records, its Events and when to look again.
+#[derive(Clone, Debug, Default)]
+struct Plan {
+    replace: Vec<String>,
+    create: Option<EvalRun>,
+    created_event: Option<PlannedEvent>,
+    created_slot: Option<Timestamp>,
+    missed_slot: Option<Timestamp>,
+    events: Vec<PlannedEvent>,
+    next: Option<Timestamp>,
+}
+
+fn plan(
+    suite: &EvalSuite,
+    schedule: Option<&Schedule>,
+    old: &EvalSuiteStatus,
+    active: &[&EvalRun],
+    now: Timestamp,
+) -> Plan {
+    let last = [
+        old.last_schedule_time.as_ref(),
+        old.last_missed_time.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|t| t.0)
+    .max();
     let created = suite
         .metadata
         .creation_timestamp
         .as_ref()
         .map_or(now, |t| t.0);
-    let compiled = compile(&name, spec, "spec", &namespace);
-    let mut active: Vec<&EvalRun> = runs.iter().copied().filter(|r| !is_done(r)).collect();
-    let (mut replace, mut create, mut created_event, mut next) = (Vec::new(), None, None, None);
-    if let Ok(compiled) = &compiled {
-        let last = [
-            old.last_schedule_time.as_ref(),
-            old.last_missed_time.as_ref(),
-        ]
-        .into_iter()
-        .flatten()
-        .map(|t| t.0)
-        .max();
-        let tick = tick(
-            compiled.schedule.as_ref(),
-            spec,
-            last,
-            created,
-            active.len(),
-            now,
-        );
-        next = tick.next;
-        if tick.replace_active {
-            for run in active.drain(..) {
-                let run_name = run.name_any();
-                events.push(suite_event(
-                    false,
-                    EventReason::EvalRunReplaced,
-                    format!(
-                        "stopped {run_name} for a newer scheduled run (concurrencyPolicy Replace)"
-                    ),
-                    Some(run_name.clone()),
-                ));
-                replace.push(run_name);
-            }
-        }
-        if let Some(slot) = tick.create {
-            let run = scheduled_run(suite, slot);
+    let tick = tick(
+        schedule,
+        &suite.spec.suite,
+        last,
+        created,
+        active.len(),
+        now,
+    );
+    let mut plan = Plan {
+        next: tick.next,
+        ..Plan::default()
+    };
+    if tick.replace_active {
+        for run in active {
             let run_name = run.name_any();
-            created_event = Some(suite_event(
+            plan.events.push(suite_event(
                 false,
-                EventReason::EvalRunCreated,
-                format!("created {run_name} for {slot}"),
-                Some(run_name),
+                EventReason::EvalRunReplaced,
+                format!("stopped {run_name} for a newer scheduled run (concurrencyPolicy Replace)"),
+                Some(run_name.clone()),
             ));
-            create = Some(run);
-            status.last_schedule_time = Some(Time(slot));
-        }
-        if tick.passed_over > 0 {
-            events.push(suite_event(
-                true,
-                EventReason::MissedSchedules,
-                format!("{} earlier slot(s) passed while no controller was leading; only the latest ran", tick.passed_over),
-                None,
-            ));
-        }
-        if let Some(slot) = tick.missed
-            && old.last_missed_time.as_ref().map(|t| t.0) != Some(slot)
-        {
-            status.last_missed_time = Some(Time(slot));
-            events.push(suite_event(
-                true,
-                EventReason::MissedSchedule,
-                format!("the run for {slot} could not start within startingDeadlineSeconds and was skipped"),
-                None,
-            ));
+            plan.replace.push(run_name);
         }
     }
+    if let Some(slot) = tick.create {
+        let run = scheduled_run(suite, slot);
+        let run_name = run.name_any();
+        plan.created_event = Some(suite_event(
+            false,
+            EventReason::EvalRunCreated,
+            format!("created {run_name} for {slot}"),
+            Some(run_name),
+        ));
+        plan.create = Some(run);
+        plan.created_slot = Some(slot);
+    }
+    if tick.passed_over > 0 {
+        plan.events.push(suite_event(
+            true,
+            EventReason::MissedSchedules,
+            format!(
+                "{} earlier slot(s) passed while no controller was leading; only the latest ran",
+                tick.passed_over
+            ),
+            None,
+        ));
+    }
+    if let Some(slot) = tick.missed
+        && old.last_missed_time.as_ref().map(|t| t.0) != Some(slot)
+    {
+        plan.missed_slot = Some(slot);
+        plan.events.push(suite_event(
+            true,
+            EventReason::MissedSchedule,
+            format!(
+                "the run for {slot} could not start within startingDeadlineSeconds and was skipped"
+            ),
+            None,
+        ));
+    }
+    plan
+}
 
-    let mut finished: Vec<&EvalRun> = runs.iter().copied().filter(|r| is_done(r)).collect();
-    finished.sort_by_key(|r| (completed(r), r.name_any()));
-    record_results(&mut status, &old, &finished);
-    // Runs made by hand are their makers' to delete; history limits keep
-    // the schedule's runs in check.
-    let history: Vec<Finished> = finished
+/// The finished scheduled runs to delete. Runs made by hand are their
+/// makers' to delete; history limits keep the schedule's runs in check.
+fn history(
+    spec: &SuiteSpec,
+    old: &EvalSuiteStatus,
+    status: &EvalSuiteStatus,
+    finished: &[&EvalRun],
+) -> Vec<String> {
+    let scheduled: Vec<HistoryEntry> = finished
         .iter()
         .filter(|r| r.spec.trigger.kind == TriggerType::Schedule)
-        .map(|r| Finished {
+        .map(|r| HistoryEntry {
             name: r.name_any(),
             succeeded: result_of(r) == Some(RunResult::Passed),
             completed: completed(r),
         })
         .collect();
     let mut prune = prune(
-        &history,
+        &scheduled,
         spec.successful_runs_history_limit.unwrap_or(3) as usize,
         spec.failed_runs_history_limit.unwrap_or(1) as usize,
     );
@@ -342,18 +424,21 @@ pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDeci
     prune.retain(|name| {
         !recorded(&status.recent_results, name) || recorded(&old.recent_results, name)
     });
-    let active_names: BTreeSet<String> = active
-        .iter()
-        .map(|r| r.name_any())
-        .chain(create.as_ref().map(ResourceExt::name_any))
-        .collect();
-    status.active = active_names
-        .into_iter()
-        .map(|name| RunReference { name })
-        .collect();
+    prune
+}
 
-    let ready = match &compiled {
-        Ok(suite) => Want {
+/// The suite's `Ready` and `LastRunPassed`, and the Event saying a spec
+/// cannot be used, once, when it becomes so.
+fn conditions(
+    suite: &EvalSuite,
+    compiled: &Result<CompiledSuite, SuiteError>,
+    old: &EvalSuiteStatus,
+    last: Option<&EvalRun>,
+    next: Option<Timestamp>,
+) -> (Vec<Want>, Option<PlannedEvent>) {
+    let spec = &suite.spec.suite;
+    let mut ready = match compiled {
+        Ok(compiled) => Want {
             type_: ConditionType::Ready,
             status: true,
             reason: match (&spec.schedule, spec.suspend) {
@@ -370,7 +455,7 @@ pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDeci
                 // Settings that work but likely not as meant, said where
                 // `kubectl describe` shows them.
                 std::iter::once(base)
-                    .chain(suite.warnings().map(String::from))
+                    .chain(compiled.warnings().map(String::from))
                     .collect::<Vec<_>>()
                     .join("; ")
             },
@@ -389,8 +474,7 @@ pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDeci
             }
         }
     };
-    let mut wants = vec![ready];
-    let last = finished.last();
+    let mut wants = Vec::new();
     if let Some(last) = last {
         let result = result_of(last).expect("finished");
         let last_status = last.status.clone().unwrap_or_default();
@@ -411,40 +495,64 @@ pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDeci
                     .map(|m| format!("{m} cases passed")))
                 .unwrap_or_default(),
         });
-        let failure = conditions::find(&last_status.conditions, ConditionType::Complete)
-            .and_then(|c| Failure::from_reason(&c.reason))
-            .filter(|f| f.makes_suite_unready());
-        if let (Some(failure), true) = (failure, compiled.is_ok()) {
-            wants[0] = Want {
+        if let (Some(failure), true) = (
+            last_status.failure.filter(|f| f.makes_suite_unready()),
+            compiled.is_ok(),
+        ) {
+            ready = Want {
                 type_: ConditionType::Ready,
                 status: false,
                 reason: Reason::Failure(failure),
                 message: last_status.message.clone().unwrap_or_default(),
             };
         }
-        status.source = last_status.source.clone();
     }
-    // A spec that cannot be used is said once, when it becomes so.
     let was = conditions::find(&old.conditions, ConditionType::Ready);
-    if !wants[0].status
+    let invalid_event = (!ready.status
         && matches!(
-            wants[0].reason,
+            ready.reason,
             Reason::InvalidSchedule | Reason::Failure(Failure::InvalidSpec)
         )
-        && was.is_none_or(|c| c.reason != wants[0].reason.as_str() || c.message != wants[0].message)
-    {
-        let reason = match wants[0].reason {
+        && was.is_none_or(|c| c.reason != ready.reason.as_str() || c.message != ready.message))
+    .then(|| {
+        let reason = match ready.reason {
             Reason::InvalidSchedule => EventReason::InvalidSchedule,
             _ => EventReason::InvalidSpec,
         };
-        events.push(suite_event(true, reason, wants[0].message.clone(), None));
-    }
-    status.conditions = conditions::merge(&old.conditions, &wants, suite.metadata.generation, now);
+        suite_event(true, reason, ready.message.clone(), None)
+    });
+    wants.insert(0, ready);
+    (wants, invalid_event)
+}
 
-    let metrics = SuiteMetrics {
-        last_run_passed: last
-            .and_then(|r| result_of(r))
-            .map(|r| r == RunResult::Passed),
+/// The suite's gauges, from its latest finished run.
+fn metrics(
+    suite: &EvalSuite,
+    compiled: &Result<CompiledSuite, SuiteError>,
+    last: Option<&EvalRun>,
+    status: &EvalSuiteStatus,
+    now: Timestamp,
+) -> SuiteMetrics {
+    let namespace = suite.namespace().unwrap_or_default();
+    let results = last
+        .and_then(|r| r.status.as_ref())
+        .map(|s| s.results.as_slice())
+        .unwrap_or_default();
+    SuiteMetrics {
+        agent: suite
+            .spec
+            .suite
+            .agent_ref
+            .as_ref()
+            .map(|a| {
+                format!(
+                    "{}/{}",
+                    a.namespace.as_deref().unwrap_or(&namespace),
+                    a.name
+                )
+            })
+            .unwrap_or_default(),
+        last_run_passed: last.and_then(result_of).map(|r| r == RunResult::Passed),
         last_success: status
             .last_successful_time
             .as_ref()
@@ -454,52 +562,17 @@ pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDeci
             .ok()
             .and_then(|c| c.schedule.as_ref())
             .and_then(|s| interval(s, now)),
-        probe_pass_rates: last
-            .and_then(|r| r.status.as_ref())
-            .map(|s| {
-                s.results
-                    .iter()
-                    .filter_map(|c| {
-                        let p = c.probe?;
-                        (p.runs > 0).then(|| (c.name.clone(), p.passed as f64 / p.runs as f64))
-                    })
-                    .collect()
+        probe_pass_rates: results
+            .iter()
+            .filter_map(|c| {
+                let p = c.probe?;
+                (p.runs > 0).then(|| (c.name.clone(), p.passed as f64 / p.runs as f64))
             })
-            .unwrap_or_default(),
-        cases: last
-            .and_then(|r| r.status.as_ref())
-            .map(|s| {
-                s.results
-                    .iter()
-                    .map(|c| {
-                        (
-                            c.name.clone(),
-                            c.outcome == crate::core::suite::report::Outcome::Passed,
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-    };
-    let ceiling = if status.active.is_empty() {
-        RESYNC
-    } else {
-        WHILE_ACTIVE
-    };
-    let requeue = next
-        .map(|n| n.duration_since(now).as_secs_f64().max(1.0))
-        .map(Duration::from_secs_f64)
-        .unwrap_or(ceiling)
-        .min(ceiling);
-    SuiteDecision {
-        status,
-        replace,
-        create,
-        prune,
-        events,
-        created_event,
-        metrics,
-        requeue,
+            .collect(),
+        cases: results
+            .iter()
+            .map(|c| (c.name.clone(), c.outcome == Outcome::Passed))
+            .collect(),
     }
 }
 

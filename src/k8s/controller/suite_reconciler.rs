@@ -2,7 +2,7 @@
 //! let [`super::suite_decision`] decide, and apply the decision. It is the
 //! only writer of EvalSuite status.
 
-use super::metrics::{CaseLabels, SuiteLabels};
+use super::metrics::SuiteLabels;
 use super::suite_decision::{SuiteDecision, decide};
 use super::{Context, Error, MANAGER};
 use crate::k8s::crd::{EvalRun, EvalSuite};
@@ -64,63 +64,16 @@ async fn apply(suite: &EvalSuite, decision: SuiteDecision, ctx: &Context) -> Res
     for stale in &decision.prune {
         delete_run(&runs, stale).await?;
     }
-    let labels = SuiteLabels {
-        namespace: namespace.clone(),
-        suite: name.clone(),
-    };
-    let agent = suite
-        .spec
-        .suite
-        .agent_ref
-        .as_ref()
-        .map(|a| {
-            format!(
-                "{}/{}",
-                a.namespace.as_deref().unwrap_or(&namespace),
-                a.name
-            )
-        })
-        .unwrap_or_default();
-    ctx.metrics.set_suite_agent(&namespace, &name, agent);
-    let metrics = &decision.metrics;
-    if let Some(passed) = metrics.last_run_passed {
-        ctx.metrics
-            .last_run_passed
-            .get_or_create(&labels)
-            .set(i64::from(passed));
-    }
-    if let Some(success) = metrics.last_success {
-        ctx.metrics.last_success.get_or_create(&labels).set(success);
-    }
-    if let Some(interval) = metrics.schedule_interval {
-        ctx.metrics
-            .schedule_interval
-            .get_or_create(&labels)
-            .set(interval);
-    }
-    for (case, passed) in &metrics.cases {
-        ctx.metrics
-            .case_passed
-            .get_or_create(&CaseLabels {
-                namespace: namespace.clone(),
-                suite: name.clone(),
-                case: case.clone(),
-            })
-            .set(i64::from(*passed));
-    }
-    for (case, rate) in &metrics.probe_pass_rates {
-        ctx.metrics
-            .case_probe_pass_rate
-            .get_or_create(&CaseLabels {
-                namespace: namespace.clone(),
-                suite: name.clone(),
-                case: case.clone(),
-            })
-            .set(*rate);
-    }
+    ctx.metrics.record_suite(
+        &SuiteLabels {
+            namespace: namespace.clone(),
+            suite: name.clone(),
+        },
+        &decision.metrics,
+    );
     if Some(&decision.status) != suite.status.as_ref() {
         let patch = serde_json::json!({
-            "apiVersion": crate::core::suite::spec::API_VERSION,
+            "apiVersion": crate::k8s::crd::API_VERSION,
             "kind": "EvalSuite",
             "status": decision.status,
         });

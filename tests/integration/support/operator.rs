@@ -6,8 +6,8 @@ use super::controlplane::ControlPlane;
 use super::postgres::{SeedSession, TestDatabase};
 use kagent_evals::k8s::controller::{self, ControllerConfig};
 use kagent_evals::k8s::crd::{EvalRun, EvalSuite};
-use kagent_evals::resolve::{Defaults, Party};
-use kagent_evals::source::Secret;
+use kagent_evals::resolve::{Party, RunnerSettings};
+use kagent_evals::secret::Secret;
 use kube::Api;
 use kube::api::{ListParams, Patch, PatchParams};
 use serde_json::{Value, json};
@@ -57,11 +57,11 @@ pub fn config(namespace: &str, identity: &str, database_url: Option<&str>) -> Co
         lease_name: "kagent-evals-controller".into(),
         lease_seconds: 4,
         watch_namespace: Some(namespace.into()),
-        defaults: Defaults {
+        defaults: RunnerSettings {
             source: database_url
                 .map(|_| kagent_evals::core::suite::spec::SourceKind::KagentPostgres),
             database_url: database_url.map(Secret::new),
-            ..Defaults::new(Party::Operator)
+            ..RunnerSettings::new(Party::Operator)
         },
         ..ControllerConfig::default()
     }

@@ -129,6 +129,13 @@ fn report(cases: &[(&str, Outcome)]) -> Report {
     }
 }
 
+fn scored(report: Report) -> Ending {
+    Ending::Scored {
+        report: Box::new(report),
+        learnt: Learnt::default(),
+    }
+}
+
 fn claimed_at(generation: i64) -> EvalRunStatus {
     claimed(
         &EvalRunStatus::default(),
@@ -145,7 +152,7 @@ fn a_passing_run_ends_succeeded_with_both_conditions_at_its_generation() {
     let done = finish(
         &claimed_at(2),
         Some(2),
-        Ending::Scored(Box::new(report(&[("a", Outcome::Passed)]))),
+        scored(report(&[("a", Outcome::Passed)])),
         t("2026-12-02T10:00:05Z"),
     );
     assert_eq!(done.result, RunResult::Passed);
@@ -170,20 +177,14 @@ fn a_failed_case_wins_over_one_that_could_not_be_done() {
     let done = finish(
         &claimed_at(1),
         Some(1),
-        Ending::Scored(Box::new(report(&[
-            ("a", Outcome::Error),
-            ("b", Outcome::Failed),
-        ]))),
+        scored(report(&[("a", Outcome::Error), ("b", Outcome::Failed)])),
         t("2026-12-02T10:00:05Z"),
     );
     assert_eq!(done.result, RunResult::Failed);
     let errored = finish(
         &claimed_at(1),
         Some(1),
-        Ending::Scored(Box::new(report(&[
-            ("a", Outcome::Error),
-            ("b", Outcome::Passed),
-        ]))),
+        scored(report(&[("a", Outcome::Error), ("b", Outcome::Passed)])),
         t("2026-12-02T10:00:05Z"),
     );
     assert_eq!(errored.result, RunResult::Error);
@@ -193,6 +194,65 @@ fn a_failed_case_wins_over_one_that_could_not_be_done() {
     );
     let complete = conditions::find(&errored.status.conditions, ConditionType::Complete).unwrap();
     assert_eq!(complete.reason, "EvaluatorError");
+    assert_eq!(errored.status.failure, Some(Failure::EvaluatorError));
+    assert_eq!(done.status.failure, None, "a failed case is a verdict");
+}
+
+#[test]
+fn each_way_of_stopping_maps_to_the_part_that_is_down() {
+    use crate::core::judge::JudgeError;
+    use crate::pipeline::{OpenError, RunError};
+    use crate::resolve::{Refusal, RefusalReason};
+    use crate::source::SourceError;
+    let refused = |reason| Refusal {
+        reason,
+        message: String::new(),
+    };
+    let cases = [
+        (
+            Stopped::Refused(&refused(RefusalReason::Forbidden)),
+            Failure::Forbidden,
+        ),
+        (
+            Stopped::Refused(&refused(RefusalReason::InvalidSpec)),
+            Failure::InvalidSpec,
+        ),
+        (
+            Stopped::Refused(&refused(RefusalReason::SourceUnavailable)),
+            Failure::SourceUnavailable,
+        ),
+        (
+            Stopped::Refused(&refused(RefusalReason::JudgeUnavailable)),
+            Failure::JudgeUnavailable,
+        ),
+        (
+            Stopped::NotOpened(&OpenError::Source(SourceError::Config("x".into()))),
+            Failure::SourceUnavailable,
+        ),
+        (
+            Stopped::NotOpened(&OpenError::Judge(JudgeError("x".into()))),
+            Failure::JudgeUnavailable,
+        ),
+        (
+            Stopped::NotOpened(&OpenError::Agent("x".into())),
+            Failure::AgentUnavailable,
+        ),
+        (
+            Stopped::Run(&RunError::Source(SourceError::Config("x".into()))),
+            Failure::SourceUnavailable,
+        ),
+        (
+            Stopped::Run(&RunError::Judge(JudgeError("x".into()))),
+            Failure::JudgeUnavailable,
+        ),
+        (
+            Stopped::Run(&RunError::NoAgentEndpoint("x".into())),
+            Failure::AgentUnavailable,
+        ),
+    ];
+    for (stopped, failure) in cases {
+        assert_eq!(failure_of(stopped), failure, "{stopped:?}");
+    }
 }
 
 #[test]
@@ -200,13 +260,23 @@ fn every_failure_gets_a_warning_event_and_its_reason() {
     let done = finish(
         &claimed_at(1),
         Some(1),
-        Ending::Failed {
-            failure: Failure::JudgeUnavailable,
-            message: "spec.judge.apiKeySecretRef: Secret team/key: forbidden".into(),
-        },
+        Ending::failed(
+            Failure::JudgeUnavailable,
+            "spec.judge.apiKeySecretRef: Secret team/key: forbidden",
+            Learnt {
+                agent: None,
+                source: Some("the suite's own kagent API at http://kagent:8083".into()),
+            },
+        ),
         t("2026-12-02T10:00:05Z"),
     );
     assert_eq!(done.status.phase, Some(Phase::Error));
+    assert_eq!(done.status.failure, Some(Failure::JudgeUnavailable));
+    assert_eq!(
+        done.status.source.as_deref(),
+        Some("the suite's own kagent API at http://kagent:8083"),
+        "what the run learnt before it stopped is kept"
+    );
     assert_eq!(
         done.events[0].reason,
         EventReason::Failure(Failure::JudgeUnavailable)

@@ -111,7 +111,7 @@ fn run_names_derive_from_the_slot_and_fit_a_name() {
 
 #[test]
 fn history_keeps_the_newest_of_each_kind() {
-    let run = |name: &str, succeeded, minute: i64| Finished {
+    let run = |name: &str, succeeded, minute: i64| HistoryEntry {
         name: name.into(),
         succeeded,
         completed: Timestamp::from_second(minute * 60).unwrap(),
@@ -186,6 +186,7 @@ fn finished_run(
             t("2026-12-02T00:00:00Z") + SignedDuration::from_mins(minute),
         )),
         message: Some(format!("{name} said so")),
+        failure: reason.parse().ok(),
         source: Some("the operator's kagent PostgreSQL at db:5432/kagent".into()),
         results: vec![CaseResult {
             name: "c".into(),

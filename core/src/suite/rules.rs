@@ -1,0 +1,243 @@
+//! Rules about one object of a suite that its types alone cannot say
+//! (exactly one of two fields, a list that must not be empty when another
+//! field is set, the settings block a `type` names). The core states them
+//! as data in the schema it generates, under [`RULES_KEY`]; the Kubernetes
+//! layer writes them as CEL for the API server, and [`Validation::check`]
+//! applies them to a JSON object, so both say the same words.
+
+use schemars::Schema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The schema extension the rules travel under until the CRD layer
+/// replaces it with `x-kubernetes-validations`.
+pub const RULES_KEY: &str = "x-kagent-evals-rules";
+
+/// What must hold of an object's fields. "Set" means present (any value);
+/// "non-empty" means present and holding at least one item.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Rule {
+    /// Exactly one of two fields is set.
+    ExactlyOneOf { fields: [String; 2] },
+    /// Not both of two fields are set.
+    NotBoth { fields: [String; 2] },
+    /// The field is not set.
+    Absent { field: String },
+    /// The field does not hold this string.
+    NotEqual { field: String, value: String },
+    /// At least one of the fields is set.
+    AnySet { fields: Vec<String> },
+    /// At least one of the lists is non-empty.
+    AnyNonEmpty { fields: Vec<String> },
+    /// When `when` is set, the list `list` is non-empty.
+    NonEmptyWhenSet { when: String, list: String },
+    /// At most one of the fields is set.
+    AtMostOneOf { fields: Vec<String> },
+    /// `tag` is set, or exactly one of the fields is.
+    TagOrExactlyOneOf { tag: String, fields: Vec<String> },
+    /// When `tag` holds `value`, `field` is set (`tag` may be unset).
+    TagRequires {
+        tag: String,
+        value: String,
+        field: String,
+        tag_optional: bool,
+    },
+    /// When `field` is set and `tag` is, `tag` holds the field's name.
+    FieldNamesTag { field: String, tag: String },
+}
+
+/// A rule, what is said when it does not hold, and where.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Validation {
+    pub rule: Rule,
+    pub message: String,
+    /// The field the message is about, below the object (`mode`), when it
+    /// is not the object itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// A missing field rather than a wrong value (`FieldValueRequired`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+}
+
+impl Validation {
+    pub fn new(rule: Rule, message: impl Into<String>) -> Self {
+        Validation {
+            rule,
+            message: message.into(),
+            field: None,
+            required: false,
+        }
+    }
+
+    /// The same, about one field of the object.
+    pub fn at(mut self, field: &str) -> Self {
+        self.field = Some(field.to_string());
+        self
+    }
+
+    /// The same, saying the field is missing.
+    pub fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+
+    /// Whether the rule holds of `object`.
+    pub fn check(&self, object: &Map<String, Value>) -> bool {
+        let set = |f: &str| object.contains_key(f);
+        let non_empty = |f: &str| {
+            object
+                .get(f)
+                .is_some_and(|v| v.as_array().is_some_and(|a| !a.is_empty()))
+        };
+        let count = |fields: &[String]| fields.iter().filter(|f| set(f)).count();
+        match &self.rule {
+            Rule::ExactlyOneOf { fields: [a, b] } => set(a) != set(b),
+            Rule::NotBoth { fields: [a, b] } => !(set(a) && set(b)),
+            Rule::Absent { field } => !set(field),
+            Rule::NotEqual { field, value } => {
+                object.get(field).and_then(Value::as_str) != Some(value.as_str())
+            }
+            Rule::AnySet { fields } => fields.iter().any(|f| set(f)),
+            Rule::AnyNonEmpty { fields } => fields.iter().any(|f| non_empty(f)),
+            Rule::NonEmptyWhenSet { when, list } => !set(when) || non_empty(list),
+            Rule::AtMostOneOf { fields } => count(fields) <= 1,
+            Rule::TagOrExactlyOneOf { tag, fields } => set(tag) || count(fields) == 1,
+            Rule::TagRequires {
+                tag, value, field, ..
+            } => object.get(tag).and_then(Value::as_str) != Some(value.as_str()) || set(field),
+            Rule::FieldNamesTag { field, tag } => {
+                !set(field)
+                    || object
+                        .get(tag)
+                        .is_none_or(|t| t.as_str() == Some(field.as_str()))
+            }
+        }
+    }
+}
+
+/// The rules of one suite type; [`attach`] puts them in its schema.
+pub trait Ruled {
+    fn rules() -> Vec<Validation>;
+}
+
+/// A schemars transform: `#[schemars(transform = attach::<Self>)]`.
+pub fn attach<T: Ruled>(schema: &mut Schema) {
+    let rules = serde_json::to_value(T::rules()).expect("rules serialise");
+    schema.insert(RULES_KEY.into(), rules);
+}
+
+/// Two field names, for the rules of a pair.
+pub fn pair(a: &str, b: &str) -> [String; 2] {
+    [a.to_string(), b.to_string()]
+}
+
+/// Field names, for the rules of several.
+pub fn names(fields: &[&str]) -> Vec<String> {
+    fields.iter().map(|f| f.to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(value: Value) -> Map<String, Value> {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn each_rule_holds_and_fails_as_it_says() {
+        let cases = [
+            (
+                Rule::ExactlyOneOf {
+                    fields: pair("a", "b"),
+                },
+                json!({"a": 1}),
+                json!({}),
+            ),
+            (
+                Rule::NotBoth {
+                    fields: pair("a", "b"),
+                },
+                json!({"b": 1}),
+                json!({"a": 1, "b": 2}),
+            ),
+            (
+                Rule::Absent { field: "a".into() },
+                json!({}),
+                json!({"a": null}),
+            ),
+            (
+                Rule::NotEqual {
+                    field: "m".into(),
+                    value: "x".into(),
+                },
+                json!({"m": "y"}),
+                json!({"m": "x"}),
+            ),
+            (
+                Rule::AnySet {
+                    fields: names(&["a", "b"]),
+                },
+                json!({"b": 0}),
+                json!({"c": 1}),
+            ),
+            (
+                Rule::AnyNonEmpty {
+                    fields: names(&["a", "b"]),
+                },
+                json!({"a": [], "b": [1]}),
+                json!({"a": []}),
+            ),
+            (
+                Rule::NonEmptyWhenSet {
+                    when: "c".into(),
+                    list: "p".into(),
+                },
+                json!({}),
+                json!({"c": 1, "p": []}),
+            ),
+            (
+                Rule::AtMostOneOf {
+                    fields: names(&["a", "b", "c"]),
+                },
+                json!({"a": 1}),
+                json!({"a": 1, "c": 1}),
+            ),
+            (
+                Rule::TagOrExactlyOneOf {
+                    tag: "type".into(),
+                    fields: names(&["a", "b"]),
+                },
+                json!({"type": "a", "a": 1, "b": 1}),
+                json!({}),
+            ),
+            (
+                Rule::TagRequires {
+                    tag: "type".into(),
+                    value: "a".into(),
+                    field: "a".into(),
+                    tag_optional: true,
+                },
+                json!({"type": "b"}),
+                json!({"type": "a"}),
+            ),
+            (
+                Rule::FieldNamesTag {
+                    field: "a".into(),
+                    tag: "type".into(),
+                },
+                json!({"a": 1}),
+                json!({"a": 1, "type": "b"}),
+            ),
+        ];
+        for (rule, holds, fails) in cases {
+            let v = Validation::new(rule, "m");
+            assert!(v.check(&object(holds.clone())), "{v:?} on {holds}");
+            assert!(!v.check(&object(fails.clone())), "{v:?} on {fails}");
+        }
+    }
+}

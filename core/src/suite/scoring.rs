@@ -1,0 +1,535 @@
+//! Scoring sessions against a compiled suite, one session at a time, into a
+//! report. Sessions arrive in any order and are not kept; each case keeps
+//! counts and the details of at most [`SESSION_DETAIL`] sessions, failing
+//! ones first, so memory is bounded by the suite, not by the traffic.
+//!
+//! Fail closed: a session with an event that could not be read is not
+//! scored as if complete (unless the suite opts in to scoring what was
+//! read), and a session without events is reported, never passed. Either
+//! makes its case an Error unless the case fails on what it did score.
+
+use super::compile::{CompiledCase, CompiledSuite, Selector};
+use super::evaluate::{Judgement, SessionView, evaluate, evaluate_judged};
+use super::report::{
+    CaseReport, Evaluation, Outcome, PooledScore, ProbeSummary, Reference, Report, SessionReport,
+    Summary,
+};
+use super::spec::UnreadableEvents;
+use crate::judge::{Judge, JudgeUsage};
+use crate::parallel::map_in_order;
+use crate::score::Verdict;
+use crate::session::Session;
+use crate::task::Record;
+use std::collections::BTreeSet;
+
+/// Sessions of a case whose details the report keeps, failing first.
+pub const SESSION_DETAIL: usize = 100;
+
+/// The reference calls of a case's trajectory evaluators.
+fn references(case: &CompiledCase) -> Vec<Reference> {
+    case.evaluators
+        .iter()
+        .filter_map(|e| {
+            Some(Reference {
+                evaluator: e.name.clone(),
+                calls: e.evaluator.scorer().reference_calls()?,
+            })
+        })
+        .collect()
+}
+
+/// One case's verdict on one session, before it is filed.
+enum Scored {
+    /// Not scored: it could not be read whole.
+    Unreadable(SessionReport),
+    /// Scored, with the invocation scores of ADK's judged metrics a probe
+    /// pools over its runs.
+    Scored(SessionReport, Vec<(String, Vec<Option<f64>>)>),
+}
+
+/// One case's sessions so far.
+#[derive(Default)]
+struct CaseTally {
+    /// Kept details, at most [`SESSION_DETAIL`].
+    details: Vec<SessionReport>,
+    omitted: usize,
+    total: usize,
+    passed: usize,
+    errors: usize,
+    notes: Vec<String>,
+    /// ADK's judged metrics of a probe: every run's invocation scores.
+    pooled: std::collections::BTreeMap<String, Vec<Option<f64>>>,
+}
+
+impl CaseTally {
+    fn add(&mut self, report: SessionReport) {
+        self.total += 1;
+        if report.passed {
+            self.passed += 1;
+        } else if report.is_error() {
+            self.errors += 1;
+        }
+        if self.details.len() < SESSION_DETAIL {
+            self.details.push(report);
+            return;
+        }
+        self.omitted += 1;
+        // A failing session displaces a passing one: what matters is kept.
+        if !report.passed
+            && let Some(slot) = self.details.iter().position(|s| s.passed)
+        {
+            self.details[slot] = report;
+        }
+    }
+}
+
+/// One session's views, each built once for every case that converts it
+/// the same way (most suites' cases do).
+struct Views<'a> {
+    session: &'a Session,
+    built: Vec<(&'a CompiledCase, Result<SessionView<'a>, String>)>,
+}
+
+impl<'a> Views<'a> {
+    fn new(session: &'a Session) -> Self {
+        Views {
+            session,
+            built: Vec::new(),
+        }
+    }
+
+    /// The session as `case` sees it.
+    fn of(&mut self, case: &'a CompiledCase) -> &Result<SessionView<'a>, String> {
+        let same = |built: &CompiledCase| {
+            built.invocation_id == case.invocation_id && built.convert == case.convert
+        };
+        let at = match self.built.iter().position(|(built, _)| same(built)) {
+            Some(at) => at,
+            None => {
+                let view =
+                    SessionView::new(self.session, case.invocation_id.as_deref(), &case.convert);
+                self.built.push((case, view));
+                self.built.len() - 1
+            }
+        };
+        &self.built[at].1
+    }
+}
+
+/// A run in progress.
+pub struct ReportBuilder<'s> {
+    suite: &'s CompiledSuite,
+    with_trajectories: bool,
+    cases: Vec<CaseTally>,
+    scored: BTreeSet<(String, Option<String>)>,
+    unreadable: BTreeSet<(String, Option<String>)>,
+    judge_usage: JudgeUsage,
+    /// The sessions the run looked through, for cases that matched none.
+    searched: Option<String>,
+}
+
+impl<'s> ReportBuilder<'s> {
+    pub fn new(suite: &'s CompiledSuite) -> Self {
+        ReportBuilder {
+            suite,
+            with_trajectories: false,
+            cases: suite.cases.iter().map(|_| CaseTally::default()).collect(),
+            scored: Default::default(),
+            unreadable: Default::default(),
+            judge_usage: JudgeUsage::default(),
+            searched: None,
+        }
+    }
+
+    /// Keep each scored trajectory in the report.
+    pub fn with_trajectories(mut self, keep: bool) -> Self {
+        self.with_trajectories = keep;
+        self
+    }
+
+    /// Which sessions the selection looked through (`sessions of Agent X
+    /// updated in the last 24h in ...`), said of cases that matched none.
+    pub fn searched(&mut self, description: String) {
+        self.searched = Some(description);
+    }
+
+    /// Score sessions with every case they belong to. `selected` says the
+    /// sessions are among the run's selected sessions (cases without a
+    /// `sessionId` score only those); sessions fetched by id are not.
+    /// Judged evaluators ask `judge`, one session at a time; suites without
+    /// them are scored on every core. Either way the report is the same, in
+    /// the same order, as scoring the sessions one by one.
+    pub async fn score(&mut self, sessions: &[Session], selected: bool, judge: &impl Judge) {
+        if !self.suite.uses_judge() {
+            let this = &*self;
+            let scored = map_in_order(sessions.iter().collect(), |session| {
+                this.score_offline(session, selected)
+            });
+            for (session, results) in sessions.iter().zip(scored) {
+                for (index, outcome) in results {
+                    self.record(index, session, outcome);
+                }
+            }
+            return;
+        }
+        for session in sessions {
+            let first_user = session.first_user_text();
+            let mut views = Views::new(session);
+            for index in 0..self.suite.cases.len() {
+                if self.applies(index, session, first_user, selected) {
+                    self.score_case(index, &mut views, judge).await;
+                }
+            }
+        }
+    }
+
+    /// Score the session one probe run of case `index` made.
+    pub async fn score_probe(&mut self, index: usize, session: &Session, judge: &impl Judge) {
+        self.score_case(index, &mut Views::new(session), judge)
+            .await;
+    }
+
+    /// A probe run of case `index` that left no session to score: the
+    /// Agent failed, timed out or asked for an approval the case does not
+    /// give (`failed`: the run fails), or its session could not be read
+    /// back (an error: nothing was seen).
+    pub fn probe_not_scored(
+        &mut self,
+        index: usize,
+        context: &str,
+        user: &str,
+        why: String,
+        failed: bool,
+    ) {
+        let report = SessionReport {
+            session_id: context.to_string(),
+            user_id: Some(user.to_string()),
+            record: Record::Events,
+            passed: false,
+            error: Some(why),
+            unreadable: !failed,
+            messages: 0,
+            tools: Vec::new(),
+            issues: Vec::new(),
+            notes: Vec::new(),
+            evaluations: Vec::new(),
+            trajectory: None,
+        };
+        self.cases[index].add(report);
+    }
+
+    async fn score_case<'a>(&mut self, index: usize, views: &mut Views<'a>, judge: &impl Judge)
+    where
+        's: 'a,
+    {
+        let scored = match self.view(index, views) {
+            Err(scored) => *scored,
+            Ok((report, view)) => {
+                let mut results = Vec::new();
+                for e in &self.suite.cases[index].evaluators {
+                    results.push(
+                        evaluate_judged(&e.evaluator, view, judge, &mut self.judge_usage).await,
+                    );
+                }
+                self.complete(index, report, view, results)
+            }
+        };
+        self.record(index, views.session, scored);
+    }
+
+    /// Every case's verdict on one session, without a judge.
+    fn score_offline(&self, session: &Session, selected: bool) -> Vec<(usize, Scored)> {
+        let first_user = session.first_user_text();
+        let mut views = Views::new(session);
+        (0..self.suite.cases.len())
+            .filter(|&index| self.applies(index, session, first_user, selected))
+            .map(|index| {
+                let scored = match self.view(index, &mut views) {
+                    Err(scored) => *scored,
+                    Ok((report, view)) => {
+                        let results = self.suite.cases[index]
+                            .evaluators
+                            .iter()
+                            .map(|e| {
+                                evaluate(&e.evaluator, view).map(|v| (v, Judgement::default()))
+                            })
+                            .collect();
+                        self.complete(index, report, view, results)
+                    }
+                };
+                (index, scored)
+            })
+            .collect()
+    }
+
+    /// Whether case `index` scores `session`, whose first user message is
+    /// `first_user`.
+    fn applies(
+        &self,
+        index: usize,
+        session: &Session,
+        first_user: Option<&str>,
+        selected: bool,
+    ) -> bool {
+        match &self.suite.cases[index].selector {
+            Selector::SessionId(id) => *id == session.key.id,
+            Selector::FirstUserMessage(m) => selected && first_user.is_some_and(|t| m.matches(t)),
+            Selector::All => selected,
+            // Only the sessions its own runs made, given by the run.
+            Selector::Probe(_) => false,
+        }
+    }
+
+    /// The session's report so far and what the case sees of it; or, when
+    /// it cannot be scored (no events, events that could not be read, or no
+    /// view for the case), its report saying why.
+    fn view<'v, 'a>(
+        &self,
+        index: usize,
+        views: &'v mut Views<'a>,
+    ) -> Result<(SessionReport, &'v SessionView<'a>), Box<Scored>>
+    where
+        's: 'a,
+    {
+        let suite: &'s CompiledSuite = self.suite;
+        let session = views.session;
+        let mut report = SessionReport {
+            session_id: session.key.id.clone(),
+            user_id: session.key.user_id.clone(),
+            record: session.record,
+            passed: false,
+            error: None,
+            unreadable: false,
+            messages: 0,
+            tools: Vec::new(),
+            issues: session.issues.clone(),
+            notes: session.notes.clone(),
+            evaluations: Vec::new(),
+            trajectory: None,
+        };
+        let incomplete = match (session.events.is_empty(), session.issues.len()) {
+            (true, 0) => Some("the session has no events: nothing to score".to_string()),
+            (true, n) => Some(format!(
+                "none of the session's events could be read ({n} problem(s))"
+            )),
+            (false, 0) => None,
+            (false, _) if self.suite.unreadable_events == UnreadableEvents::Skip => None,
+            (false, n) => Some(format!(
+                "{n} event(s) or field(s) could not be read, so the session was not scored (set unreadableEvents: skip to score what was read)"
+            )),
+        };
+        if let Some(why) = incomplete {
+            report.unreadable = true;
+            report.error = Some(why);
+            return Err(Box::new(Scored::Unreadable(report)));
+        }
+        match views.of(&suite.cases[index]) {
+            Ok(view) => Ok((report, view)),
+            Err(error) => {
+                report.error = Some(error.clone());
+                Err(Box::new(Scored::Scored(report, Vec::new())))
+            }
+        }
+    }
+
+    /// The report with the evaluators' results on the session's view.
+    fn complete(
+        &self,
+        index: usize,
+        mut report: SessionReport,
+        view: &SessionView<'_>,
+        results: Vec<Result<(Verdict, Judgement), String>>,
+    ) -> Scored {
+        let case = &self.suite.cases[index];
+        for (e, result) in case.evaluators.iter().zip(results) {
+            report.evaluations.push(match result {
+                Ok((v, judgement)) => Evaluation {
+                    name: e.name.clone(),
+                    kind: e.kind,
+                    key: Some(v.key),
+                    score: Some(v.score),
+                    passed: v.passed,
+                    comment: v.comment,
+                    error: None,
+                    reasoning: judgement
+                        .reasoning
+                        .filter(|_| self.with_trajectories)
+                        .map(|r| crate::redact::redact_text(&r).0),
+                    invocation_scores: judgement.invocation_scores,
+                },
+                Err(error) => Evaluation {
+                    name: e.name.clone(),
+                    kind: e.kind,
+                    key: None,
+                    score: None,
+                    passed: false,
+                    comment: None,
+                    error: Some(error),
+                    reasoning: None,
+                    invocation_scores: Vec::new(),
+                },
+            });
+        }
+        // A probe's runs are scored together by ADK's metrics (see
+        // `finish`): a run alone does not decide them.
+        let probing = matches!(case.selector, Selector::Probe(_));
+        let pooled = |e: &Evaluation| {
+            probing
+                && case
+                    .evaluators
+                    .iter()
+                    .any(|c| c.name == e.name && c.evaluator.scorer().adk_judge().is_some())
+        };
+        let pooled_scores: Vec<(String, Vec<Option<f64>>)> = report
+            .evaluations
+            .iter()
+            .filter(|e| pooled(e))
+            .map(|e| (e.name.clone(), e.invocation_scores.clone()))
+            .collect();
+        report.passed = report
+            .evaluations
+            .iter()
+            .filter(|e| !(pooled(e) && e.error.is_none()))
+            .all(|e| e.passed);
+        report.messages = view.messages.len();
+        report.tools = view.tool_names().into_iter().map(String::from).collect();
+        report.trajectory = self
+            .with_trajectories
+            .then(|| crate::redact::redact_messages(&view.messages));
+        Scored::Scored(report, pooled_scores)
+    }
+
+    /// File one case's verdict on one session.
+    fn record(&mut self, index: usize, session: &Session, scored: Scored) {
+        let key = (session.key.id.clone(), session.key.user_id.clone());
+        self.scored.insert(key.clone());
+        let report = match scored {
+            Scored::Unreadable(report) => {
+                self.unreadable.insert(key);
+                report
+            }
+            Scored::Scored(report, pooled) => {
+                for (name, scores) in pooled {
+                    self.cases[index]
+                        .pooled
+                        .entry(name)
+                        .or_default()
+                        .extend(scores);
+                }
+                report
+            }
+        };
+        self.cases[index].add(report);
+    }
+
+    /// A session a case names could not be found.
+    pub fn missing(&mut self, id: &str, source: &str) {
+        for (index, case) in self.suite.cases.iter().enumerate() {
+            if matches!(&case.selector, Selector::SessionId(wanted) if wanted == id) {
+                self.cases[index]
+                    .notes
+                    .push(format!("session {id} not found in {source}"));
+            }
+        }
+    }
+
+    pub fn finish(self) -> Report {
+        let mut summary = Summary {
+            cases: self.suite.cases.len(),
+            sessions: self.scored.len(),
+            unreadable_sessions: self.unreadable.len(),
+            ..Summary::default()
+        };
+        let searched = self.searched;
+        let cases: Vec<CaseReport> = self
+            .suite
+            .cases
+            .iter()
+            .zip(self.cases)
+            .map(|(case, mut tally)| {
+                // Failing sessions first, so a bounded view shows what matters.
+                tally.details.sort_by_key(|s| s.passed);
+                let total = tally.total;
+                let pass_rate = (total > 0).then(|| tally.passed as f64 / total as f64);
+                // Were every session that could not be done a pass, would
+                // the case still fail? Then it fails, whatever went wrong.
+                let best = (total > 0).then(|| (tally.passed + tally.errors) as f64 / total as f64);
+                let pooled: Vec<PooledScore> = case
+                    .evaluators
+                    .iter()
+                    .filter_map(|e| match e.evaluator.scorer().adk_judge() {
+                        Some(j) => {
+                            let scores = tally.pooled.get(&e.name)?;
+                            let score = crate::judge::adk::mean_of_scored(scores.iter().copied());
+                            Some(PooledScore {
+                                evaluator: e.name.clone(),
+                                score,
+                                threshold: j.threshold,
+                                passed: score.is_some_and(|s| s >= j.threshold),
+                            })
+                        }
+                        None => None,
+                    })
+                    .collect();
+                let (outcome, passed) = match (pass_rate, best) {
+                    (Some(_), Some(best)) if best < case.min_pass_rate => (Outcome::Failed, false),
+                    _ if tally.errors > 0 => (Outcome::Error, false),
+                    (None, _) => (Outcome::NoSessions, case.allow_no_sessions),
+                    _ if pooled.iter().any(|p| p.score.is_some() && !p.passed) => {
+                        (Outcome::Failed, false)
+                    }
+                    // ADK: not evaluated, which its gate counts as failing.
+                    _ if pooled.iter().any(|p| p.score.is_none()) => (Outcome::Error, false),
+                    (Some(rate), _) if rate >= case.min_pass_rate => (Outcome::Passed, true),
+                    (Some(_), _) => (Outcome::Failed, false),
+                };
+                match outcome {
+                    Outcome::Error => summary.errors += 1,
+                    _ if passed => summary.passed += 1,
+                    _ => summary.failed += 1,
+                }
+                let mut notes = tally.notes;
+                if outcome == Outcome::NoSessions {
+                    summary.no_sessions += 1;
+                    if notes.is_empty()
+                        && let Some(searched) = &searched
+                    {
+                        notes.push(format!("no session matched among {searched}"));
+                    }
+                }
+                let probe = matches!(case.selector, Selector::Probe(_)).then(|| ProbeSummary {
+                    runs: total,
+                    passed: tally.passed,
+                    pass_at_k: tally.passed > 0,
+                    pass_all_k: total > 0 && tally.passed == total,
+                });
+                if let Some(p) = &probe {
+                    summary.probe_runs += p.runs;
+                    summary.probe_runs_passed += p.passed;
+                }
+                CaseReport {
+                    probe,
+                    pooled,
+                    references: references(case),
+                    name: case.name.clone(),
+                    passed,
+                    outcome,
+                    pass_rate,
+                    min_pass_rate: case.min_pass_rate,
+                    session_count: total,
+                    failed_sessions: total - tally.passed,
+                    notes,
+                    sessions: tally.details,
+                    sessions_omitted: tally.omitted,
+                }
+            })
+            .collect();
+        Report {
+            suite: self.suite.name.clone(),
+            passed: summary.passed == summary.cases,
+            summary,
+            judge: self.suite.uses_judge().then_some(self.judge_usage),
+            cases,
+        }
+    }
+}

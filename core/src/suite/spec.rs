@@ -1,0 +1,658 @@
+//! The suite as users write it: the `spec` of an `EvalSuite`.
+//!
+//! These types are the wire format, shared by the command line and the
+//! Kubernetes CRDs (whose schema is generated from them). Checks a schema
+//! cannot express happen when a suite is compiled ([`super::compile`]); the
+//! CEL rules here repeat the type-specific ones so the API server refuses a
+//! bad suite at `kubectl apply`.
+
+use super::bounds;
+use crate::score::args::ArgsMode;
+use crate::score::trajectory_match::Matching;
+use crate::suite::rules::{Rule, Ruled, Validation, attach, pair};
+use crate::task::RecordChoice;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use super::evaluators::{
+    AdkJudgeSpec, AdkJudgedMetric, ArgsOverride, ArgumentCorrectnessSpec, BudgetSpec,
+    EvaluatorSpec, EvaluatorType, ExpectedCallSpec, ExpectedInvocation, ExpectedResponse,
+    LoopsSpec, OutcomeJudgeSpec, PriceSpec, ResponseMatchSpec, RubricSpec, SafetySpec,
+    SelectionMetric, ToolSelectionSpec, ToolTrajectorySpec, ToolsUsedSpec, TrajectoryDriftSpec,
+    TrajectoryJudgeSpec, TrajectoryMatchSpec,
+};
+
+/// A JSON object of any shape.
+pub(crate) fn any_object(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
+}
+
+pub(crate) fn int_or_string(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"x-kubernetes-int-or-string": true})
+}
+
+/// Reference messages: OpenAI-format, each with a role.
+pub(crate) fn messages(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["role"],
+            "properties": {"role": {"type": "string"}},
+            "x-kubernetes-preserve-unknown-fields": true
+        }
+    })
+}
+
+pub(crate) fn default_true() -> bool {
+    true
+}
+
+pub(crate) fn is_greedy(m: &Matching) -> bool {
+    *m == Matching::Greedy
+}
+
+pub(crate) fn eight_tenths() -> f64 {
+    0.8
+}
+
+pub(crate) fn one_sample() -> u32 {
+    1
+}
+
+pub(crate) fn one() -> f64 {
+    1.0
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SuiteSpec {
+    /// The kagent Agent whose sessions are evaluated; optional for file runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_ref: Option<AgentRefSpec>,
+    /// Where sessions come from; the operator's default source when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceSpec>,
+    /// Which recent sessions cases without a `sessionId` score.
+    #[serde(default, skip_serializing_if = "SessionSelection::is_default")]
+    pub sessions: SessionSelection,
+    /// Cron schedule (5 fields, or @hourly, @daily, ...); no schedule means runs happen only when an EvalRun is created.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = crate::schedule::cron_pattern()))]
+    pub schedule: Option<String>,
+    /// IANA time zone the schedule is read in (default UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
+    /// Stop scheduling new runs; runs already started finish.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub suspend: bool,
+    #[serde(default, skip_serializing_if = "ConcurrencyPolicy::is_default")]
+    pub concurrency_policy: ConcurrencyPolicy,
+    /// A scheduled run that cannot start within this many seconds of its time is skipped and recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub starting_deadline_seconds: Option<i64>,
+    /// Succeeded runs to keep (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub successful_runs_history_limit: Option<u32>,
+    /// Failed and errored runs to keep (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0))]
+    pub failed_runs_history_limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "SuiteDefaults::is_default")]
+    pub defaults: SuiteDefaults,
+    /// Where the full report goes beyond the run's status (an opt-in: it
+    /// holds the conversations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<ReportSpec>,
+    /// The endpoint of judged evaluators (trajectoryJudge, outcomeJudge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeSpec>,
+    /// A session with an event that could not be read: `fail` (the default)
+    /// reports it and does not score it; `skip` scores what was read and
+    /// still reports what was skipped.
+    #[serde(default, skip_serializing_if = "UnreadableEvents::is_default")]
+    pub unreadable_events: UnreadableEvents,
+    /// Opt-in to probes: cases that send golden tasks to the live Agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probes: Option<ProbesSpec>,
+    #[schemars(length(min = bounds::CASES.min, max = bounds::CASES.max))]
+    pub cases: Vec<Case>,
+}
+
+/// Probes act: they send tasks to the Agent as deployed, which may call its
+/// tools. A suite runs them only when it says so here, within its limits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProbesSpec {
+    /// Send the probe cases' tasks to the Agent (default false).
+    #[serde(default)]
+    pub enabled: bool,
+    /// At most this many probe runs (cases times runs) in one EvalRun
+    /// (default 10).
+    #[serde(default = "ten")]
+    #[schemars(range(min = bounds::PROBE_RUNS_PER_RUN.min, max = bounds::PROBE_RUNS_PER_RUN.max))]
+    pub max_runs: u32,
+    /// Probe runs in flight at once (default 1).
+    #[serde(default = "one_u32")]
+    #[schemars(range(min = bounds::PROBE_CONCURRENCY.min, max = bounds::PROBE_CONCURRENCY.max))]
+    pub concurrency: u32,
+}
+
+fn ten() -> u32 {
+    10
+}
+
+fn one_u32() -> u32 {
+    1
+}
+
+/// A golden task sent to the Agent over A2A, `runs` times, each in a new
+/// conversation whose session is then scored by the case's evaluators.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = attach::<Self>)]
+pub struct ProbeSpec {
+    /// One user message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    /// User turns, sent in order, each after the Agent finished the last.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = bounds::CONVERSATION_TURNS.max))]
+    pub conversation: Vec<String>,
+    /// How many times the task is sent, each in a fresh conversation (k).
+    #[serde(default = "one_u32")]
+    #[schemars(range(min = bounds::RUNS_PER_PROBE.min, max = bounds::RUNS_PER_PROBE.max))]
+    pub runs: u32,
+    /// Seconds one run may take, every turn included (default 120).
+    #[serde(default = "probe_timeout")]
+    #[schemars(range(min = bounds::PROBE_TIMEOUT_SECONDS.min, max = bounds::PROBE_TIMEOUT_SECONDS.max))]
+    pub timeout_seconds: u32,
+    /// The user the probe acts as (`X-User-Id`), default `kagent-evals-probe`:
+    /// a dedicated identity, never the operator's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+    /// What to answer when the Agent asks to approve a tool call: `fail`
+    /// (the default: the run fails), `approve` or `reject`.
+    #[serde(default, skip_serializing_if = "Approvals::is_default")]
+    pub approvals: Approvals,
+}
+
+impl Ruled for ProbeSpec {
+    fn rules() -> Vec<Validation> {
+        vec![Validation::new(
+            Rule::ExactlyOneOf {
+                fields: pair("input", "conversation"),
+            },
+            "a probe has exactly one of input and conversation",
+        )]
+    }
+}
+
+/// Seconds one probe run may take unless its case says otherwise.
+pub const DEFAULT_PROBE_TIMEOUT_SECONDS: u32 = 120;
+
+fn probe_timeout() -> u32 {
+    DEFAULT_PROBE_TIMEOUT_SECONDS
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Approvals {
+    #[default]
+    Fail,
+    Approve,
+    Reject,
+}
+
+impl Approvals {
+    fn is_default(&self) -> bool {
+        *self == Approvals::Fail
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReportSpec {
+    /// Write the full report, trajectories included, to a ConfigMap
+    /// `<run>-report` in the suite's namespace, owned by the run. Whoever
+    /// may read ConfigMaps there may read the conversations.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub config_map: bool,
+}
+
+/// What a run does with a session holding events that cannot be read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum UnreadableEvents {
+    /// Report the session and do not score it: a gate never passes on
+    /// data it did not see.
+    #[default]
+    Fail,
+    /// Score what could be read; the report still lists what was skipped.
+    Skip,
+}
+
+impl UnreadableEvents {
+    fn is_default(&self) -> bool {
+        *self == UnreadableEvents::default()
+    }
+}
+
+/// How concurrent runs of one suite are treated, as for a CronJob.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum ConcurrencyPolicy {
+    /// Start the new run alongside the running one.
+    Allow,
+    /// Skip the new run while one is running (the default: overlapping
+    /// nightly regressions are never wanted).
+    #[default]
+    Forbid,
+    /// Stop the running run and start the new one.
+    Replace,
+}
+
+impl ConcurrencyPolicy {
+    fn is_default(&self) -> bool {
+        *self == ConcurrencyPolicy::default()
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionSelection {
+    /// Only sessions updated within this long before the run, e.g. `24h`, `7d`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// At most this many sessions, most recent first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = bounds::SESSION_LIMIT_MIN))]
+    pub limit: Option<u32>,
+    /// Also score sessions where another agent called this one as a tool.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_sub_agent_sessions: bool,
+    /// Read sessions from ADK's events or kagent's A2A task records: `auto`
+    /// (the default) reads the tasks of a session without events, as an
+    /// agent on kagent's LangGraph, CrewAI or OpenAI runtime has.
+    #[serde(default, skip_serializing_if = "is_auto")]
+    pub record: RecordChoice,
+}
+
+fn is_auto(record: &RecordChoice) -> bool {
+    *record == RecordChoice::Auto
+}
+
+impl SessionSelection {
+    fn is_default(&self) -> bool {
+        *self == SessionSelection::default()
+    }
+}
+
+/// Defaults for every case and evaluator of the suite.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SuiteDefaults {
+    /// Tool-argument matching of trajectoryMatch evaluators (default exact).
+    #[serde(default)]
+    pub args_mode: ArgsMode,
+    /// Drop the runtime's own `adk_*` tools from trajectories (default true).
+    #[serde(default = "default_true")]
+    pub drop_internal_tools: bool,
+    /// Further tools to drop from trajectories.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny_tools: Vec<String>,
+    /// Keep model reasoning (`thought` parts) in trajectories (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_thoughts: bool,
+    /// Read an MCP tool result that also carries `structuredContent` as its
+    /// text, like one without (default true); false keeps it whole, as
+    /// kagent-agentevals does.
+    #[serde(default = "default_true", skip_serializing_if = "Clone::clone")]
+    pub unwrap_structured_content: bool,
+}
+
+impl Default for SuiteDefaults {
+    fn default() -> Self {
+        SuiteDefaults {
+            args_mode: ArgsMode::Exact,
+            drop_internal_tools: true,
+            deny_tools: Vec::new(),
+            include_thoughts: false,
+            unwrap_structured_content: true,
+        }
+    }
+}
+
+impl SuiteDefaults {
+    fn is_default(&self) -> bool {
+        *self == SuiteDefaults::default()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = attach::<Self>)]
+pub struct Case {
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// Score only this session (a JSONL fixture stands in for any id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Score the selected sessions whose first user message matches.
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    pub session_match: Option<SessionMatch>,
+    /// Score only this invocation (user turn) of each session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation_id: Option<String>,
+    #[schemars(length(min = bounds::EVALUATORS.min, max = bounds::EVALUATORS.max))]
+    pub evaluators: Vec<EvaluatorSpec>,
+    /// Share of scored sessions that must pass (default 1.0).
+    #[serde(default = "one")]
+    #[schemars(range(min = bounds::UNIT.min, max = bounds::UNIT.max))]
+    pub min_pass_rate: f64,
+    /// A case that matched no session passes instead of failing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_no_sessions: bool,
+    /// Override the suite's `defaults.dropInternalTools` for this case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_internal_tools: Option<bool>,
+    /// Tools dropped in this case, added to the suite's `defaults.denyTools`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny_tools: Vec<String>,
+    /// Send this task to the Agent and score the sessions it makes, instead
+    /// of looking at recent traffic (needs `probes.enabled`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeSpec>,
+}
+
+impl Ruled for Case {
+    fn rules() -> Vec<Validation> {
+        vec![Validation::new(
+            Rule::NotBoth {
+                fields: pair("sessionId", "match"),
+            },
+            "a case selects sessions by sessionId or by match, not both",
+        )]
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = attach::<Self>)]
+pub struct SessionMatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains: Option<String>,
+    /// A Rust regular expression (no look-around).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regex: Option<String>,
+}
+
+impl Ruled for SessionMatch {
+    fn rules() -> Vec<Validation> {
+        vec![Validation::new(
+            Rule::ExactlyOneOf {
+                fields: pair("contains", "regex"),
+            },
+            "match needs exactly one of contains or regex",
+        )]
+    }
+}
+
+/// The OpenAI-compatible chat-completions endpoint judged evaluators ask.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JudgeSpec {
+    /// Base URL of the API, up to and including `/v1`, e.g. https://api.openai.com/v1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The API key, from a Secret in the suite's namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_secret_ref: Option<SecretKeyRef>,
+    /// A kagent ModelConfig in the suite's namespace: its model, base URL
+    /// and API key Secret, where `url`, `model` and `apiKeySecretRef` are absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_config_ref: Option<LocalObjectRef>,
+    /// Seconds to wait for one answer (default 60).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = bounds::JUDGE_TIMEOUT_SECONDS_MIN))]
+    pub timeout_seconds: Option<u32>,
+}
+
+/// An object in the suite's own namespace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LocalObjectRef {
+    pub name: String,
+}
+
+/// A key of a Secret in the suite's own namespace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = attach::<Self>)]
+pub struct SecretKeyRef {
+    pub name: String,
+    pub key: String,
+    /// Not allowed: references resolve in the suite's namespace. Present so
+    /// that a cross-namespace reference is refused rather than silently dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}
+
+impl Ruled for SecretKeyRef {
+    fn rules() -> Vec<Validation> {
+        vec![Validation::new(
+            Rule::Absent {
+                field: "namespace".into(),
+            },
+            "a Secret is read only in the suite's own namespace: remove namespace",
+        )]
+    }
+}
+
+/// A kagent Agent, by name; the namespace defaults to the suite's own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AgentRefSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[schemars(length(min = 1))]
+    pub name: String,
+}
+
+/// Where sessions come from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = attach::<Self>)]
+pub struct SourceSpec {
+    /// Which source; may be left out when exactly one source block is set.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<SourceKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixture: Option<FixtureSourceSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kagent_postgres: Option<KagentPostgresSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kagent_api: Option<KagentApiSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adk_database: Option<AdkDatabaseSpec>,
+}
+
+/// The same rules [`SourceSpec::kind`] applies.
+impl Ruled for SourceSpec {
+    fn rules() -> Vec<Validation> {
+        let fields: Vec<String> = SourceKind::ALL
+            .iter()
+            .map(|k| k.field().to_string())
+            .collect();
+        let mut rules = vec![
+            Validation::new(
+                Rule::TagOrExactlyOneOf {
+                    tag: "type".into(),
+                    fields: fields.clone(),
+                },
+                "a source needs `type`, or exactly one of fixture, kagentPostgres, kagentApi and adkDatabase",
+            ),
+            Validation::new(
+                Rule::AtMostOneOf {
+                    fields: fields.clone(),
+                },
+                "a source has the settings of one source type only",
+            ),
+            Validation::new(
+                Rule::TagRequires {
+                    tag: "type".into(),
+                    value: "fixture".into(),
+                    field: "fixture".into(),
+                    tag_optional: true,
+                },
+                "a fixture source needs `fixture`",
+            ),
+        ];
+        for field in fields {
+            rules.push(Validation::new(
+                Rule::FieldNamesTag {
+                    field: field.clone(),
+                    tag: "type".into(),
+                },
+                format!("`{field}` is for a source of type {field}"),
+            ));
+        }
+        rules
+    }
+}
+
+impl SourceSpec {
+    /// The source type: `type`, else the one source block that is set.
+    pub fn kind(&self) -> Result<SourceKind, String> {
+        let present: Vec<SourceKind> = SourceKind::ALL
+            .into_iter()
+            .filter(|k| self.has_block(*k))
+            .collect();
+        if present.len() > 1 {
+            return Err("a source has the settings of one source type only".into());
+        }
+        match (self.kind, present.first()) {
+            (Some(kind), Some(block)) if kind != *block => Err(format!(
+                "`{}` is for a source of type {}",
+                block.field(),
+                block.field()
+            )),
+            (Some(SourceKind::Fixture), None) => Err("a fixture source needs `fixture`".into()),
+            (Some(kind), _) => Ok(kind),
+            (None, Some(block)) => Ok(*block),
+            (None, None) => Err(
+                "a source needs `type`, or exactly one of fixture, kagentPostgres, kagentApi and adkDatabase"
+                    .into(),
+            ),
+        }
+    }
+
+    fn has_block(&self, kind: SourceKind) -> bool {
+        match kind {
+            SourceKind::Fixture => self.fixture.is_some(),
+            SourceKind::KagentPostgres => self.kagent_postgres.is_some(),
+            SourceKind::KagentApi => self.kagent_api.is_some(),
+            SourceKind::AdkDatabase => self.adk_database.is_some(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum SourceKind {
+    /// JSONL files: one session per file.
+    Fixture,
+    /// kagent's PostgreSQL database.
+    KagentPostgres,
+    /// kagent controller's REST API.
+    KagentApi,
+    /// Google ADK's DatabaseSessionService tables (SQLite or PostgreSQL).
+    AdkDatabase,
+}
+
+impl SourceKind {
+    pub const ALL: [SourceKind; 4] = [
+        SourceKind::Fixture,
+        SourceKind::KagentPostgres,
+        SourceKind::KagentApi,
+        SourceKind::AdkDatabase,
+    ];
+
+    /// The name in YAML, which is also the name of its settings block.
+    pub fn field(self) -> &'static str {
+        match self {
+            SourceKind::Fixture => "fixture",
+            SourceKind::KagentPostgres => "kagentPostgres",
+            SourceKind::KagentApi => "kagentApi",
+            SourceKind::AdkDatabase => "adkDatabase",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FixtureSourceSpec {
+    /// A JSONL file or a directory of them, relative to the suite file.
+    pub path: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KagentPostgresSpec {
+    /// The database URL, from a Secret in the suite's namespace; the operator's default database when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url_secret_ref: Option<SecretKeyRef>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct KagentApiSpec {
+    /// Base URL of the kagent controller, e.g. http://kagent-controller.kagent:8083;
+    /// the operator's own kagent API when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The user whose sessions are read (default admin@kagent.dev).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_id: Option<String>,
+    /// A bearer token, from a Secret in the suite's namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_secret_ref: Option<SecretKeyRef>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AdkDatabaseSpec {
+    /// sqlite:// or postgres:// URL, from a Secret in the suite's namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url_secret_ref: Option<SecretKeyRef>,
+    /// The ADK app whose sessions are read (ADK's `app_name`); by default
+    /// the app kagent runs the suite's Agent as (`<namespace>__NS__<name>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_name: Option<String>,
+}
+
+/// An `EvalSuite` manifest as a file holds it; the CRD type in the
+/// Kubernetes adapter has the same shape.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuiteManifest {
+    pub api_version: String,
+    pub kind: String,
+    #[serde(default)]
+    pub metadata: ManifestMetadata,
+    pub spec: SuiteSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ManifestMetadata {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(default, flatten)]
+    pub other: serde_json::Map<String, Value>,
+}

@@ -1,0 +1,424 @@
+//! kagent's stored A2A tasks as the events of a session.
+//!
+//! Every kagent runtime (ADK, LangGraph, CrewAI, the OpenAI Agents SDK)
+//! saves its A2A tasks in kagent's `task` table; only ADK also writes
+//! events. Each message of a task's history becomes one event in the shape
+//! ADK stores, so one converter, with one set of rules and one per-event
+//! account, serves both records. Tool calls and results are the data parts
+//! whose metadata type (`kagent_type`, or the older `adk_type`) says
+//! `function_call` or `function_response`.
+//!
+//! Three things runtimes record that are not the agent's trajectory are
+//! read as such: the OpenAI Agents SDK runtime's handoff to its own agent
+//! (message metadata `kagent_event_type: agent_handoff`) and CrewAI's
+//! progress lines ("Task started: ...", "Agent ... started working on task:
+//! ...", "Task completed: ...") contribute nothing; and a result whose id
+//! answers no call (the OpenAI runtime gives each result a fresh id, CrewAI
+//! names it after its tool class) answers the oldest call still unanswered.
+
+use crate::ingest::{Issue, Origin, RawEvent};
+use serde_json::{Map, Value, json};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// The A2A protocol a stored task is written in: kagent's `protocol_version`
+/// column, NULL (or empty) for the legacy 0.3 JSON every released kagent
+/// writes, `1.0` for the newer shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    Legacy,
+    V1,
+}
+
+impl Protocol {
+    pub fn from_column(value: Option<&str>) -> Result<Self, String> {
+        match value.map(str::trim) {
+            None | Some("") => Ok(Protocol::Legacy),
+            Some("1.0") => Ok(Protocol::V1),
+            Some(other) => Err(format!(
+                "unknown A2A protocol_version {other:?} (kagent writes none, for 0.3, or 1.0)"
+            )),
+        }
+    }
+}
+
+/// The record a session was read from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Record {
+    /// ADK's events.
+    #[default]
+    Events,
+    /// kagent's A2A task records.
+    Tasks,
+}
+
+/// Which record a suite reads sessions from.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "camelCase")]
+pub enum RecordChoice {
+    /// ADK's events, or the A2A tasks of a session that has no events
+    /// (agents on kagent's LangGraph, CrewAI and OpenAI runtimes).
+    #[default]
+    Auto,
+    /// ADK's events only.
+    Events,
+    /// The A2A tasks, even of a session that has events.
+    Tasks,
+}
+
+impl RecordChoice {
+    /// Whether tasks are wanted for a session with this many events.
+    pub fn wants_tasks(self, events: usize) -> bool {
+        match self {
+            RecordChoice::Auto => events == 0,
+            RecordChoice::Events => false,
+            RecordChoice::Tasks => true,
+        }
+    }
+}
+
+/// Where a task came from, for messages: `SOURCE: task ID`.
+pub fn task_origin(source: &Arc<str>, task_id: &str, message: usize) -> Origin {
+    Origin::Row {
+        source: source.clone(),
+        event_id: format!("task {task_id} message {message}"),
+    }
+}
+
+/// The events of one stored task, in history order, each message once.
+/// A failed task's error, which is not in its history, becomes an event of
+/// its own. `Err` names why the task cannot be read at all.
+pub fn task_events(
+    task: &Value,
+    protocol: Protocol,
+    source: &Arc<str>,
+) -> Result<Vec<RawEvent>, Issue> {
+    let task_id = task.get("id").and_then(Value::as_str).unwrap_or("?");
+    let whole = || task_origin(source, task_id, 0);
+    let Some(task) = task.as_object() else {
+        return Err(Issue::new(whole(), "a task is a JSON object"));
+    };
+    let history = match task.get("history") {
+        None | Some(Value::Null) => &[][..],
+        Some(Value::Array(messages)) => messages.as_slice(),
+        Some(_) => return Err(Issue::new(whole(), "`history` is not a list")),
+    };
+    // The invocation of a message without its own: the task, so that each
+    // turn of a multi-turn conversation stays apart.
+    let task_invocation = metadata_str(task.get("metadata"), "invocation_id")
+        .unwrap_or(task_id)
+        .to_string();
+    let mut seen = HashSet::new();
+    let mut calls = Calls::default();
+    let mut events = Vec::new();
+    for (index, message) in history.iter().enumerate() {
+        let origin = task_origin(source, task_id, index);
+        let Some(message) = message.as_object() else {
+            return Err(Issue::new(
+                origin,
+                "a history entry is not a message object",
+            ));
+        };
+        // Runtimes save the user's message, and an approval request, twice.
+        if let Some(id) = message.get("messageId").and_then(Value::as_str)
+            && !seen.insert(id.to_string())
+        {
+            continue;
+        }
+        let value = message_event(
+            message,
+            protocol,
+            &task_invocation,
+            index,
+            task_id,
+            &mut calls,
+        )
+        .map_err(|why| Issue::new(origin.clone(), why))?;
+        events.push(RawEvent::from_value(origin, value));
+    }
+    if let Some(error) = failure(task, protocol) {
+        events.push(RawEvent::from_value(
+            task_origin(source, task_id, history.len()),
+            json!({
+                "id": format!("{task_id}-status"),
+                "invocation_id": task_invocation,
+                "author": "agent",
+                "error_code": "TASK_FAILED",
+                "error_message": error,
+            }),
+        ));
+    }
+    Ok(events)
+}
+
+/// A `kagent_`- (or older `adk_`-) prefixed metadata string.
+fn metadata_str<'v>(metadata: Option<&'v Value>, key: &str) -> Option<&'v str> {
+    let metadata = metadata?;
+    ["kagent_", "adk_"]
+        .iter()
+        .find_map(|prefix| metadata.get(format!("{prefix}{key}"))?.as_str())
+}
+
+fn metadata_flag(metadata: Option<&Value>, key: &str) -> bool {
+    metadata.is_some_and(|m| {
+        ["kagent_", "adk_"]
+            .iter()
+            .any(|prefix| m.get(format!("{prefix}{key}")) == Some(&Value::Bool(true)))
+    })
+}
+
+/// The error text of a failed task, from its status message.
+fn failure(task: &Map<String, Value>, protocol: Protocol) -> Option<String> {
+    let status = task.get("status")?;
+    let state = status.get("state")?.as_str()?;
+    if !matches!(state, "failed" | "TASK_STATE_FAILED") {
+        return None;
+    }
+    let text = status
+        .get("message")
+        .and_then(|m| m.get("parts"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| part_text(p, protocol))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Some(if text.is_empty() {
+        "the task failed".into()
+    } else {
+        text
+    })
+}
+
+fn part_text(part: &Value, protocol: Protocol) -> Option<&str> {
+    let is_text = match protocol {
+        Protocol::Legacy => part.get("kind").and_then(Value::as_str) == Some("text"),
+        Protocol::V1 => part.get("text").is_some(),
+    };
+    is_text.then(|| part.get("text")?.as_str()).flatten()
+}
+
+/// A data part's object: `{"kind": "data", "data": {...}}` in 0.3,
+/// `{"data": {"data": {...}}}` in 1.0.
+fn part_data(part: &Value, protocol: Protocol) -> Option<&Value> {
+    match protocol {
+        Protocol::Legacy => (part.get("kind").and_then(Value::as_str) == Some("data"))
+            .then(|| part.get("data"))
+            .flatten(),
+        Protocol::V1 => part.get("data").map(|d| d.get("data").unwrap_or(d)),
+    }
+}
+
+fn is_user(role: Option<&str>) -> bool {
+    matches!(role, Some("user" | "ROLE_USER"))
+}
+
+/// The calls of a task so far, for results that do not name theirs.
+#[derive(Default)]
+struct Calls {
+    made: Vec<(Value, Value)>,
+    answered: HashSet<usize>,
+}
+
+impl Calls {
+    /// The id and name a result answers: its own when a call has that id,
+    /// else the oldest call still unanswered.
+    fn answer(&mut self, id: &Value, name: &Value) -> (Value, Value) {
+        let index = self
+            .made
+            .iter()
+            .position(|(made, _)| made == id)
+            .or_else(|| (0..self.made.len()).find(|i| !self.answered.contains(i)));
+        match index {
+            Some(i) => {
+                self.answered.insert(i);
+                self.made[i].clone()
+            }
+            None => (id.clone(), name.clone()),
+        }
+    }
+}
+
+/// Progress lines kagent's CrewAI runtime records as agent text.
+fn is_crewai_progress(text: &str) -> bool {
+    text.starts_with("Task started: ")
+        || text.starts_with("Task completed: ")
+        || text
+            .strip_prefix("Agent ")
+            .and_then(|rest| rest.split_once(' '))
+            .is_some_and(|(_, rest)| rest.starts_with("started working on task: "))
+}
+
+/// One history message as the event ADK would have stored for it.
+fn message_event(
+    message: &Map<String, Value>,
+    protocol: Protocol,
+    task_invocation: &str,
+    index: usize,
+    task_id: &str,
+    calls: &mut Calls,
+) -> Result<Value, String> {
+    let metadata = message.get("metadata").filter(|m| !m.is_null());
+    let user = is_user(message.get("role").and_then(Value::as_str));
+    let parts = match message.get("parts") {
+        Some(Value::Array(parts)) => parts,
+        _ => return Err("a message without a list of parts".into()),
+    };
+    let runtime_only = metadata_str(metadata, "event_type") == Some("agent_handoff")
+        || (!user
+            && parts.len() == 1
+            && part_text(&parts[0], protocol).is_some_and(is_crewai_progress));
+    let parts: Vec<Value> = if runtime_only {
+        vec![json!({"a2a_part": "runtime"})]
+    } else {
+        parts
+            .iter()
+            .map(|part| event_part(part, protocol, calls))
+            .collect::<Result<_, _>>()?
+    };
+    let author = metadata_str(metadata, "author")
+        .map(String::from)
+        .unwrap_or_else(|| if user { "user" } else { "agent" }.into());
+    let mut event = json!({
+        "id": message
+            .get("messageId")
+            .and_then(Value::as_str)
+            .map(String::from)
+            .unwrap_or_else(|| format!("{task_id}-{index}")),
+        "invocation_id": metadata_str(metadata, "invocation_id").unwrap_or(task_invocation),
+        "author": author,
+        "content": {"role": if user { "user" } else { "model" }, "parts": parts},
+    });
+    if let Some(usage) = metadata.and_then(|m| {
+        m.get("kagent_usage_metadata")
+            .or_else(|| m.get("adk_usage_metadata"))
+    }) {
+        event["usage_metadata"] = usage.clone();
+    }
+    Ok(event)
+}
+
+/// A part in ADK's shape: text (a thought when its metadata says so), a
+/// function call or response, or something no trajectory holds.
+fn event_part(part: &Value, protocol: Protocol, calls: &mut Calls) -> Result<Value, String> {
+    let metadata = part.get("metadata").filter(|m| !m.is_null());
+    if let Some(text) = part_text(part, protocol) {
+        return Ok(json!({"text": text, "thought": metadata_flag(metadata, "thought")}));
+    }
+    let kind = metadata_str(metadata, "type");
+    match (part_data(part, protocol), kind) {
+        (Some(data), Some("function_call")) => {
+            let mut args = data.get("args").cloned().unwrap_or(Value::Null);
+            // CrewAI records a call's arguments as JSON text.
+            if let Value::String(text) = &args
+                && let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(text)
+            {
+                args = object;
+            }
+            let (id, name) = (
+                data.get("id").cloned().unwrap_or(Value::Null),
+                data.get("name").cloned().unwrap_or(Value::Null),
+            );
+            calls.made.push((id.clone(), name.clone()));
+            Ok(json!({"function_call": {"id": id, "name": name, "args": args}}))
+        }
+        (Some(data), Some("function_response")) => {
+            // ADK's responses are objects; other runtimes record the bare
+            // result, which ADK would have wrapped as {"result": ...}.
+            let response = match data.get("response") {
+                Some(object @ Value::Object(_)) => object.clone(),
+                Some(other) => json!({"result": other}),
+                None => Value::Null,
+            };
+            let (id, name) = calls.answer(
+                data.get("id").unwrap_or(&Value::Null),
+                data.get("name").unwrap_or(&Value::Null),
+            );
+            Ok(json!({"function_response": {"id": id, "name": name, "response": response}}))
+        }
+        (Some(_), Some(other)) => Err(format!(
+            "a data part of unknown type {other:?} (expected function_call or function_response)"
+        )),
+        // An approval decision, a file, a data part of the runtime's own.
+        _ => Ok(json!({"a2a_part": part.get("kind").cloned().unwrap_or(Value::Null)})),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source() -> Arc<str> {
+        "tasks".into()
+    }
+
+    #[test]
+    fn both_protocols_give_the_same_events() {
+        let legacy = json!({"id": "t", "history": [
+            {"kind": "message", "messageId": "m1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]},
+            {"kind": "message", "messageId": "m1", "role": "user", "parts": [{"kind": "text", "text": "hi"}]},
+            {"kind": "message", "messageId": "m2", "role": "agent",
+             "parts": [{"kind": "data", "data": {"id": "c", "name": "f", "args": "{\"x\": 1}"},
+                        "metadata": {"kagent_type": "function_call"}}]},
+            {"kind": "message", "messageId": "m3", "role": "agent",
+             "parts": [{"kind": "data", "data": {"id": "c", "name": "f", "response": "ok"},
+                        "metadata": {"adk_type": "function_response"}}]}
+        ]});
+        let v1 = json!({"id": "t", "history": [
+            {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]},
+            {"messageId": "m2", "role": "ROLE_AGENT",
+             "parts": [{"data": {"data": {"id": "c", "name": "f", "args": "{\"x\": 1}"}},
+                        "metadata": {"kagent_type": "function_call"}}]},
+            {"messageId": "m3", "role": "ROLE_AGENT",
+             "parts": [{"data": {"data": {"id": "c", "name": "f", "response": "ok"}},
+                        "metadata": {"adk_type": "function_response"}}]}
+        ]});
+        let values = |task: &Value, protocol| -> Vec<Value> {
+            task_events(task, protocol, &source())
+                .unwrap()
+                .into_iter()
+                .map(|e| e.value().unwrap())
+                .collect()
+        };
+        let legacy = values(&legacy, Protocol::Legacy);
+        assert_eq!(legacy, values(&v1, Protocol::V1));
+        assert_eq!(legacy.len(), 3, "the repeated user message is read once");
+        assert_eq!(
+            legacy[1]["content"]["parts"][0]["function_call"]["args"],
+            json!({"x": 1})
+        );
+        assert_eq!(
+            legacy[2]["content"]["parts"][0]["function_response"]["response"],
+            json!({"result": "ok"})
+        );
+        assert_eq!(legacy[0]["invocation_id"], "t");
+    }
+
+    #[test]
+    fn a_failed_task_says_why_and_bad_tasks_are_named() {
+        let failed = json!({"id": "t", "history": [], "status": {"state": "failed",
+            "message": {"parts": [{"kind": "text", "text": "order A-17 does not exist"}]}}});
+        let events = task_events(&failed, Protocol::Legacy, &source()).unwrap();
+        assert_eq!(
+            events[0].value().unwrap()["error_message"],
+            "order A-17 does not exist"
+        );
+        let odd = json!({"id": "t", "history": [{"role": "agent", "parts": [
+            {"kind": "data", "data": {}, "metadata": {"kagent_type": "mystery"}}]}]});
+        let issue = task_events(&odd, Protocol::Legacy, &source()).unwrap_err();
+        assert!(issue.to_string().contains("task t message 0"), "{issue}");
+        assert!(Protocol::from_column(Some("0.3")).is_err());
+        assert_eq!(Protocol::from_column(None), Ok(Protocol::Legacy));
+    }
+}
