@@ -34,6 +34,29 @@ pub enum HttpError {
     Transport(String),
 }
 
+/// `base` with `segments` added to its path, one path segment each: a `/`,
+/// `?`, `#` or `%` in a segment is escaped, never read as structure, and an
+/// empty, `.` or `..` segment is refused (a URL parser would resolve it).
+/// Every URL built from a value a suite or a record supplies is built here.
+/// An empty last segment gives a trailing slash.
+pub fn endpoint(base: &str, segments: &[&str]) -> Result<reqwest::Url, String> {
+    let mut url = reqwest::Url::parse(base).map_err(|e| format!("{base} is not a URL: {e}"))?;
+    let last = segments.len().saturating_sub(1);
+    for (i, segment) in segments.iter().enumerate() {
+        if matches!(*segment, "." | "..") || (segment.is_empty() && i != last) {
+            return Err(format!("{segment:?} cannot be a segment of a URL path"));
+        }
+        if segment.chars().any(char::is_control) {
+            return Err(format!("{segment:?} holds a control character"));
+        }
+    }
+    url.path_segments_mut()
+        .map_err(|()| format!("{base} cannot have a path"))?
+        .pop_if_empty()
+        .extend(segments);
+    Ok(url)
+}
+
 pub fn client(timeout: Duration) -> Result<reqwest::Client, String> {
     // Installing twice is harmless; the first provider stays.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -106,5 +129,43 @@ fn describe(error: &reqwest::Error) -> String {
         kind.to_string()
     } else {
         format!("{kind}: {detail}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::endpoint;
+
+    #[test]
+    fn a_segment_stays_one_segment_whatever_it_holds() {
+        let base = "http://kagent:8083/base/";
+        let built = |segment: &str| {
+            endpoint(base, &["api", "a2a", segment, "agent", ""]).map(|u| u.to_string())
+        };
+        for (segment, path) in [
+            ("team-a", "/base/api/a2a/team-a/agent/"),
+            ("team/b", "/base/api/a2a/team%2Fb/agent/"),
+            ("%2F", "/base/api/a2a/%252F/agent/"),
+            ("a?b", "/base/api/a2a/a%3Fb/agent/"),
+            ("a#b", "/base/api/a2a/a%23b/agent/"),
+            ("équipe", "/base/api/a2a/%C3%A9quipe/agent/"),
+            ("..a", "/base/api/a2a/..a/agent/"),
+        ] {
+            let url = built(segment).unwrap();
+            assert_eq!(url, format!("http://kagent:8083{path}"), "{segment:?}");
+            let parsed = reqwest::Url::parse(&url).unwrap();
+            assert_eq!(parsed.path_segments().unwrap().count(), 6, "{url}");
+            assert_eq!(parsed.query(), None);
+            assert_eq!(parsed.fragment(), None);
+        }
+        for hostile in ["..", ".", "", "a\nb"] {
+            assert!(built(hostile).is_err(), "{hostile:?} was accepted");
+        }
+        assert_eq!(
+            endpoint("http://judge/v1", &["chat", "completions"])
+                .unwrap()
+                .as_str(),
+            "http://judge/v1/chat/completions"
+        );
     }
 }

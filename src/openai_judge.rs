@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 pub struct OpenAiJudge {
-    base: String,
+    completions: reqwest::Url,
+    models: reqwest::Url,
     model: String,
     auth: JudgeAuth,
     query: Vec<(String, String)>,
@@ -45,9 +46,11 @@ impl OpenAiJudge {
             parsed.host_str().unwrap_or_default(),
             parsed.port().map(|p| format!(":{p}")).unwrap_or_default()
         ) + parsed.path();
+        let route = |segments: &[&str]| http_client::endpoint(&base, segments).map_err(JudgeError);
         Ok(OpenAiJudge {
             client: http_client::client(settings.timeout).map_err(JudgeError)?,
-            base,
+            completions: route(&["chat", "completions"])?,
+            models: route(&["models"])?,
             model: settings.model.clone(),
             auth: settings.auth.clone(),
             query: settings.query.clone(),
@@ -58,11 +61,8 @@ impl OpenAiJudge {
         })
     }
 
-    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        let mut request = self
-            .client
-            .request(method, format!("{}{path}", self.base))
-            .query(&self.query);
+    fn request(&self, method: reqwest::Method, url: &reqwest::Url) -> reqwest::RequestBuilder {
+        let mut request = self.client.request(method, url.clone()).query(&self.query);
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
@@ -98,7 +98,7 @@ impl OpenAiJudge {
     async fn post(&self, body: &Value) -> Result<reqwest::Response, HttpError> {
         http_client::send(
             || {
-                self.request(reqwest::Method::POST, "/chat/completions")
+                self.request(reqwest::Method::POST, &self.completions)
                     .json(body)
             },
             self.retry,
@@ -111,7 +111,11 @@ impl Judge for OpenAiJudge {
     /// `GET /models`, which every OpenAI-compatible server answers cheaply;
     /// a server without it (404, 405) is reachable, which is what counts.
     async fn check(&self) -> Result<(), JudgeError> {
-        match http_client::send(|| self.request(reqwest::Method::GET, "/models"), self.retry).await
+        match http_client::send(
+            || self.request(reqwest::Method::GET, &self.models),
+            self.retry,
+        )
+        .await
         {
             Ok(_) => Ok(()),
             Err(HttpError::Status { status, .. })

@@ -48,7 +48,7 @@ fn validations(rules: Value) -> Value {
 fn validation(v: &Validation) -> Value {
     let mut out = json!({"rule": cel(&v.rule), "message": v.message});
     if let Some(field) = &v.field {
-        out["fieldPath"] = json!(format!(".{}", field_name(field)));
+        out["fieldPath"] = json!(format!(".{field}"));
     }
     if v.required {
         out["reason"] = json!("FieldValueRequired");
@@ -138,6 +138,14 @@ fn cel(rule: &Rule) -> String {
             } else {
                 base
             }
+        }
+        Rule::KubernetesName { field, kind } => {
+            let f = field_name(field);
+            format!(
+                "!has(self.{f}) || (size(self.{f}) <= {} && self.{f}.matches('{}'))",
+                kind.max_length(),
+                kind.pattern().replace('\\', "\\\\")
+            )
         }
         Rule::FieldNamesTag { field, tag } => format!(
             "!{} || !{} || self.{} == '{field}'",

@@ -2,7 +2,9 @@
 //! core's suite spec; the statuses are what `kubectl`, GitOps tools and
 //! alerts read.
 
+use crate::core::suite::bounds::OBJECT_NAME_MAX;
 use crate::core::suite::report::Outcome;
+use crate::core::suite::rules::{NameKind, Ruled, Validation, attach, kubernetes_name};
 use crate::core::suite::spec::SuiteSpec;
 use crate::k8s::vocabulary::{Failure, RunResult};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
@@ -138,9 +140,16 @@ pub struct EvalRunSpec {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = attach::<Self>)]
 pub struct SuiteRef {
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1, max = OBJECT_NAME_MAX))]
     pub name: String,
+}
+
+impl Ruled for SuiteRef {
+    fn rules() -> Vec<Validation> {
+        vec![kubernetes_name("name", NameKind::Object)]
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

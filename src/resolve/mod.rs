@@ -20,6 +20,7 @@ pub mod tenancy;
 
 use crate::core::session::AgentRef;
 use crate::core::suite::spec::{JudgeSpec, SecretKeyRef, SourceKind, SourceSpec, SuiteSpec};
+use crate::http_client;
 use crate::secret::Secret;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -315,12 +316,10 @@ fn agent_endpoint(request: &Request<'_>) -> Result<String, Refusal> {
                     "probes are sent through kagent's controller, and the operator has no kagent API URL (kagent.api.url)",
                 )
             })?;
-            Ok(format!(
-                "{}/api/a2a/{}/{}/",
-                api.trim_end_matches('/'),
-                agent.namespace,
-                agent.name
-            ))
+            let url = http_client::endpoint(api, &["api", "a2a", &agent.namespace, &agent.name, ""])
+                .map_err(|e| refuse(RefusalReason::InvalidSpec, format!("spec.agentRef: {e}")))?;
+            same_agent_namespace(&url, &agent.namespace)?;
+            Ok(url.to_string())
         }
         None => defaults.a2a_url.clone().ok_or_else(|| {
             refuse(
@@ -328,6 +327,31 @@ fn agent_endpoint(request: &Request<'_>) -> Result<String, Refusal> {
                 "the suite probes the Agent: pass --a2a-url, the Agent's A2A endpoint (kagent serves it at http://CONTROLLER:8083/api/a2a/NAMESPACE/NAME/)",
             )
         }),
+    }
+}
+
+/// Defence in depth: the namespace in the built path is the one tenancy
+/// allowed, whatever the names held.
+fn same_agent_namespace(url: &reqwest::Url, allowed: &str) -> Result<(), Refusal> {
+    let segments: Vec<&str> = url
+        .path_segments()
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    let namespace = segments
+        .windows(3)
+        .rev()
+        .find(|w| w[0] == "api" && w[1] == "a2a")
+        .map(|w| w[2]);
+    if namespace == Some(allowed) {
+        Ok(())
+    } else {
+        Err(refuse(
+            RefusalReason::Forbidden,
+            format!(
+                "spec.agentRef.namespace: the probe URL would reach namespace {}, not {allowed}, which tenancy allowed",
+                namespace.unwrap_or("(none)")
+            ),
+        ))
     }
 }
 

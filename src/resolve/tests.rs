@@ -733,3 +733,39 @@ fn probes_go_to_the_agent_through_the_operators_kagent_and_on_the_command_line_t
     let resolved = request(&command_line, None).unwrap();
     assert_eq!(resolved.agent_endpoint, command_line.a2a_url);
 }
+
+/// Names that slipped past compile (a suite stored before names were
+/// checked) still cannot leave the Agent's namespace in a probe's URL.
+#[test]
+fn a_probe_url_never_leaves_the_agents_namespace() {
+    let (defaults, facts, policy) = (operator(), cluster(), Policy::default());
+    let spec = suite(api(None, None, None), None);
+    let probe = |agent: AgentRef| {
+        resolve(&Request {
+            spec: &spec,
+            agent: Some(&agent),
+            needs_judge: false,
+            needs_agent_endpoint: true,
+            defaults: &defaults,
+            base: Path::new("/"),
+            cluster: Some(&facts),
+            policy: &policy,
+        })
+    };
+    let hostile = AgentRef {
+        namespace: NS.into(),
+        name: "../team-b/k8s-agent".into(),
+    };
+    let url = probe(hostile).unwrap().agent_endpoint.unwrap();
+    assert!(
+        url.ends_with(&format!("/api/a2a/{NS}/..%2Fteam-b%2Fk8s-agent/")),
+        "{url}"
+    );
+    let dotted = AgentRef {
+        namespace: NS.into(),
+        name: "..".into(),
+    };
+    let refused = probe(dotted).unwrap_err();
+    assert_eq!(refused.reason, RefusalReason::InvalidSpec);
+    assert!(refused.message.starts_with("spec.agentRef"), "{refused:?}");
+}

@@ -88,18 +88,30 @@ impl KagentApi {
         })
     }
 
+    /// `GET` of the route `path`, one segment each (ids escaped, never
+    /// read as structure).
     async fn get(
         &self,
-        path: &str,
+        path: &[&str],
         user: &str,
         query: &[(&str, &str)],
     ) -> Result<Answer, SourceError> {
-        let url = format!("{}{path}", self.base);
+        let url = http_client::endpoint(&self.base, path)
+            .map_err(|e| SourceError::Config(format!("kagent API: {e}")))?;
+        // The route below the base URL, as kagent names its routes.
+        let base_path = reqwest::Url::parse(&self.base)
+            .map(|b| b.path().trim_end_matches('/').to_string())
+            .unwrap_or_default();
+        let route = url
+            .path()
+            .strip_prefix(base_path.as_str())
+            .unwrap_or(url.path())
+            .to_string();
         let response = http_client::send(
             || {
                 let mut request = self
                     .client
-                    .get(&url)
+                    .get(url.clone())
                     .query(&[("user_id", user)])
                     .query(query);
                 if let Some(token) = &self.token {
@@ -121,7 +133,7 @@ impl KagentApi {
                 return Err(SourceError::Unavailable {
                     source_name: self.name.to_string(),
                     detail: format!(
-                        "GET {path} answered 404 without kagent's JSON error: the route is not there (is this the kagent controller's REST API, port 8083, of kagent v0.9 or v0.10?)"
+                        "GET {route} answered 404 without kagent's JSON error: the route is not there (is this the kagent controller's REST API, port 8083, of kagent v0.9 or v0.10?)"
                     ),
                 });
             }
@@ -129,13 +141,13 @@ impl KagentApi {
                 let message = envelope_message(&message).unwrap_or(message);
                 return Err(SourceError::Unavailable {
                     source_name: self.name.to_string(),
-                    detail: self.scrub(&format!("GET {path} answered {status}: {message}")),
+                    detail: self.scrub(&format!("GET {route} answered {status}: {message}")),
                 });
             }
             Err(HttpError::Transport(detail)) => {
                 return Err(SourceError::Unavailable {
                     source_name: self.name.to_string(),
-                    detail: self.scrub(&format!("GET {path}: {detail}")),
+                    detail: self.scrub(&format!("GET {route}: {detail}")),
                 });
             }
         };
@@ -144,13 +156,13 @@ impl KagentApi {
             .await
             .map_err(|e| SourceError::Unavailable {
                 source_name: self.name.to_string(),
-                detail: format!("GET {path}: the answer is not JSON: {e}"),
+                detail: format!("GET {route}: the answer is not JSON: {e}"),
             })?;
         if body.get("error").and_then(Value::as_bool) == Some(true) {
             return Err(SourceError::Unavailable {
                 source_name: self.name.to_string(),
                 detail: format!(
-                    "GET {path}: {}",
+                    "GET {route}: {}",
                     body.get("message")
                         .and_then(Value::as_str)
                         .unwrap_or("error")
@@ -176,13 +188,9 @@ impl KagentApi {
     /// The sessions the API lists for an agent (its own, not those another
     /// agent opened to call it as a tool), or all of the user's.
     async fn sessions(&self, agent: Option<&AgentRef>) -> Result<Vec<SessionSummary>, SourceError> {
-        let path = match agent {
-            Some(a) => format!(
-                "/api/sessions/agent/{}/{}",
-                encode(&a.namespace),
-                encode(&a.name)
-            ),
-            None => "/api/sessions".to_string(),
+        let path: Vec<&str> = match agent {
+            Some(a) => vec!["api", "sessions", "agent", &a.namespace, &a.name],
+            None => vec!["api", "sessions"],
         };
         let data = match self.get(&path, &self.user, &[]).await? {
             Answer::Data(data) => data,
@@ -198,7 +206,7 @@ impl KagentApi {
         &self,
         agent: &AgentRef,
     ) -> Result<Vec<SessionSummary>, SourceError> {
-        let data = match self.get("/api/sessions", &self.user, &[]).await? {
+        let data = match self.get(&["api", "sessions"], &self.user, &[]).await? {
             Answer::Data(data) => data,
             Answer::NotFound => return Ok(Vec::new()),
         };
@@ -242,18 +250,6 @@ fn envelope_message(body: &str) -> Option<String> {
         .get("message")
         .and_then(Value::as_str)
         .map(String::from)
-}
-
-fn encode(segment: &str) -> String {
-    segment
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            other => format!("%{other:02X}"),
-        })
-        .collect()
 }
 
 impl SessionSource for KagentApi {
@@ -328,7 +324,7 @@ impl KagentApi {
         record: RecordChoice,
     ) -> Result<Option<Answered>, SourceError> {
         let user = key.user_id.clone().unwrap_or_else(|| self.user.clone());
-        let path = format!("/api/sessions/{}", encode(&key.id));
+        let path = ["api", "sessions", key.id.as_str()];
         let mut data = match self.get(&path, &user, &[("order", "asc")]).await? {
             Answer::Data(data) => data,
             Answer::NotFound => return Ok(None),
@@ -368,7 +364,7 @@ impl KagentApi {
     /// A session's A2A tasks, oldest first, as kagent serves them: task
     /// objects in A2A 0.3's shape (no `A2A-Version` header is sent).
     async fn tasks(&self, id: &str, user: &str) -> Result<Vec<StoredTask>, SourceError> {
-        let path = format!("/api/sessions/{}/tasks", encode(id));
+        let path = ["api", "sessions", id, "tasks"];
         let listed = match self.get(&path, user, &[]).await? {
             Answer::Data(Value::Array(tasks)) => tasks,
             // kagent leaves `data` out of an empty list.
@@ -376,7 +372,7 @@ impl KagentApi {
             Answer::Data(_) => {
                 return Err(SourceError::Unavailable {
                     source_name: self.name.to_string(),
-                    detail: format!("GET {path}: `data` is not a list of tasks"),
+                    detail: format!("GET /{}: `data` is not a list of tasks", path.join("/")),
                 });
             }
         };

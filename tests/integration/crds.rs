@@ -325,6 +325,42 @@ fn invalid_suites() -> Vec<Invalid> {
             "spec.unreadableEvents",
             None,
         ),
+        // Every name a suite gives is a Kubernetes name, so none can become
+        // a path into another namespace.
+        invalid(
+            with(json!({"agentRef": {"name": "../team-b/k8s-agent"}})),
+            "spec.agentRef.name",
+            Some("must be a Kubernetes object name"),
+        ),
+        invalid(
+            with(json!({"agentRef": {"name": "k8s-agent", "namespace": "../team-b"}})),
+            "spec.agentRef.namespace",
+            Some("must be a Kubernetes namespace"),
+        ),
+        invalid(
+            with(
+                json!({"source": {"kagentPostgres": {"urlSecretRef": {"name": "../../team-b/secrets/db", "key": "url"}}}}),
+            ),
+            "spec.source.kagentPostgres.urlSecretRef.name",
+            Some("must be a Kubernetes object name"),
+        ),
+        invalid(
+            with(json!({"source": {"kagentApi": {"tokenSecretRef": {"name": "a/b", "key": "t"}}}})),
+            "spec.source.kagentApi.tokenSecretRef.name",
+            Some("must be a Kubernetes object name"),
+        ),
+        invalid(
+            with(
+                json!({"judge": {"apiKeySecretRef": {"name": "../../team-b/secrets/b-openai", "key": "k"}}}),
+            ),
+            "spec.judge.apiKeySecretRef.name",
+            Some("must be a Kubernetes object name"),
+        ),
+        invalid(
+            with(json!({"judge": {"modelConfigRef": {"name": "%2F..%2Fteam-b"}}})),
+            "spec.judge.modelConfigRef.name",
+            Some("must be a Kubernetes object name"),
+        ),
         // Two bounds the command line once left to the schema alone.
         invalid(
             with(json!({"probes": {"enabled": true, "maxRuns": 101}})),

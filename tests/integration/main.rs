@@ -8,6 +8,7 @@
 mod crds;
 mod journey;
 mod judge;
+mod names;
 mod operator;
 mod probes;
 mod ship;
@@ -43,6 +44,7 @@ fn tests() -> Vec<Test> {
     all.extend(journey::tests());
     all.extend(tenancy::tests());
     all.extend(trust::tests());
+    all.extend(names::tests());
     all.extend(ship::tests());
     all
 }

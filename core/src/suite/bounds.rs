@@ -45,6 +45,10 @@ pub const CONVERSATION_TURNS: Bounds<usize> = Bounds { min: 0, max: 20 };
 /// `probe.timeoutSeconds`.
 pub const PROBE_TIMEOUT_SECONDS: Bounds<u32> = Bounds { min: 1, max: 3600 };
 
+/// The longest object name and namespace Kubernetes allows.
+pub const OBJECT_NAME_MAX: usize = 253;
+pub const NAMESPACE_MAX: usize = 63;
+
 /// `sessions.limit`.
 pub const SESSION_LIMIT_MIN: u32 = 1;
 /// `judge.timeoutSeconds`.

@@ -3,6 +3,7 @@
 
 use super::bounds;
 pub use super::evaluators::Evaluator;
+use super::rules::NameKind;
 use super::spec::{
     Approvals, Case, EvaluatorSpec, EvaluatorType, JudgeSpec, ProbeSpec, SecretKeyRef,
     SessionMatch, SuiteDefaults, SuiteSpec, UnreadableEvents,
@@ -203,6 +204,45 @@ fn secret_references(spec: &SuiteSpec) -> Vec<(&'static str, &SecretKeyRef)> {
     .collect()
 }
 
+/// Every Kubernetes name a suite gives, with its field path below `spec`
+/// and the kind of name it must be: none may become a path elsewhere.
+fn kubernetes_names(spec: &SuiteSpec) -> Vec<(String, &str, NameKind)> {
+    let mut names = Vec::new();
+    if let Some(agent) = &spec.agent_ref {
+        names.push((
+            "agentRef.name".to_string(),
+            agent.name.as_str(),
+            NameKind::Object,
+        ));
+        if let Some(namespace) = &agent.namespace {
+            names.push((
+                "agentRef.namespace".to_string(),
+                namespace.as_str(),
+                NameKind::Namespace,
+            ));
+        }
+    }
+    for (field, reference) in secret_references(spec) {
+        names.push((
+            format!("{field}.name"),
+            reference.name.as_str(),
+            NameKind::Object,
+        ));
+    }
+    if let Some(config) = spec
+        .judge
+        .as_ref()
+        .and_then(|j| j.model_config_ref.as_ref())
+    {
+        names.push((
+            "judge.modelConfigRef.name".to_string(),
+            config.name.as_str(),
+            NameKind::Object,
+        ));
+    }
+    names
+}
+
 /// `24h`, `90m`, `7d` (days of 24 hours) or ISO 8601 `PT24H`.
 pub fn parse_duration(text: &str) -> Result<SignedDuration, String> {
     let span: jiff::Span = text
@@ -231,6 +271,11 @@ pub fn compile(
         source
             .kind()
             .map_err(|e| error(format!("{at}.source"), e))?;
+    }
+    for (field, name, kind) in kubernetes_names(spec) {
+        if !kind.allows(name) {
+            return Err(error(format!("{at}.{field}"), kind.message()));
+        }
     }
     for (field, reference) in secret_references(spec) {
         if reference.namespace.is_some() {

@@ -5,6 +5,7 @@
 //! layer writes them as CEL for the API server, and [`Validation::check`]
 //! applies them to a JSON object, so both say the same words.
 
+use super::bounds;
 use schemars::Schema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -16,7 +17,7 @@ pub const RULES_KEY: &str = "x-kagent-evals-rules";
 /// What must hold of an object's fields. "Set" means present (any value);
 /// "non-empty" means present and holding at least one item.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
+#[serde(rename_all = "camelCase", tag = "rule")]
 pub enum Rule {
     /// Exactly one of two fields is set.
     ExactlyOneOf { fields: [String; 2] },
@@ -45,6 +46,68 @@ pub enum Rule {
     },
     /// When `field` is set and `tag` is, `tag` holds the field's name.
     FieldNamesTag { field: String, tag: String },
+    /// When `field` is set, it is a Kubernetes name of this kind.
+    KubernetesName { field: String, kind: NameKind },
+}
+
+/// What Kubernetes allows a name to be: every name a suite gives for an
+/// object or a namespace must be one, so that none can become a `..` or a
+/// `/` in a URL or an API path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum NameKind {
+    /// An object's name: a DNS-1123 subdomain.
+    Object,
+    /// A namespace: a DNS-1123 label.
+    Namespace,
+}
+
+impl NameKind {
+    /// The longest name of this kind.
+    pub fn max_length(self) -> usize {
+        match self {
+            NameKind::Object => bounds::OBJECT_NAME_MAX,
+            NameKind::Namespace => bounds::NAMESPACE_MAX,
+        }
+    }
+
+    /// The regular expression a name of this kind matches (with its length).
+    pub fn pattern(self) -> &'static str {
+        match self {
+            NameKind::Object => {
+                r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+            }
+            NameKind::Namespace => "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+        }
+    }
+
+    /// What is said of a name that is not of this kind.
+    pub fn message(self) -> &'static str {
+        match self {
+            NameKind::Object => {
+                "must be a Kubernetes object name (a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters)"
+            }
+            NameKind::Namespace => {
+                "must be a Kubernetes namespace (a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)"
+            }
+        }
+    }
+
+    /// Whether `name` is a name of this kind.
+    pub fn allows(self, name: &str) -> bool {
+        let label = |l: &str| {
+            !l.is_empty()
+                && l.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+        };
+        name.len() <= self.max_length()
+            && match self {
+                NameKind::Object => name.split('.').all(label),
+                NameKind::Namespace => label(name),
+            }
+    }
 }
 
 /// A rule, what is said when it does not hold, and where.
@@ -114,6 +177,9 @@ impl Validation {
                         .get(tag)
                         .is_none_or(|t| t.as_str() == Some(field.as_str()))
             }
+            Rule::KubernetesName { field, kind } => object
+                .get(field)
+                .is_none_or(|v| v.as_str().is_some_and(|name| kind.allows(name))),
         }
     }
 }
@@ -127,6 +193,18 @@ pub trait Ruled {
 pub fn attach<T: Ruled>(schema: &mut Schema) {
     let rules = serde_json::to_value(T::rules()).expect("rules serialise");
     schema.insert(RULES_KEY.into(), rules);
+}
+
+/// `field` is a Kubernetes name of `kind`, said at that field.
+pub fn kubernetes_name(field: &str, kind: NameKind) -> Validation {
+    Validation::new(
+        Rule::KubernetesName {
+            field: field.to_string(),
+            kind,
+        },
+        kind.message(),
+    )
+    .at(field)
 }
 
 /// Two field names, for the rules of a pair.
@@ -149,8 +227,40 @@ mod tests {
     }
 
     #[test]
+    fn kubernetes_names_are_what_the_api_server_allows() {
+        let regex = |kind: NameKind| regex::Regex::new(kind.pattern()).unwrap();
+        for (name, object, namespace) in [
+            ("k8s-agent", true, true),
+            ("a.b", true, false),
+            ("..", false, false),
+            ("../team-b/k8s-agent", false, false),
+            ("a/b", false, false),
+            ("%2F", false, false),
+            ("a?b", false, false),
+            ("a#b", false, false),
+            ("agént", false, false),
+            ("-a", false, false),
+            ("a-", false, false),
+            ("A", false, false),
+            ("", false, false),
+            (&"a".repeat(64), true, false),
+            (&"a".repeat(254), false, false),
+        ] {
+            assert_eq!(NameKind::Object.allows(name), object, "{name:?}");
+            assert_eq!(NameKind::Namespace.allows(name), namespace, "{name:?}");
+            for (kind, allowed) in [(NameKind::Object, object), (NameKind::Namespace, namespace)] {
+                let matched = regex(kind).is_match(name) && name.len() <= kind.max_length();
+                assert_eq!(
+                    matched, allowed,
+                    "the CEL pattern and the check agree on {name:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn each_rule_holds_and_fails_as_it_says() {
-        let cases = [
+        let mut cases = vec![
             (
                 Rule::ExactlyOneOf {
                     fields: pair("a", "b"),
@@ -234,6 +344,16 @@ mod tests {
                 json!({"a": 1, "type": "b"}),
             ),
         ];
+        for kind in [NameKind::Object, NameKind::Namespace] {
+            cases.push((
+                Rule::KubernetesName {
+                    field: "name".into(),
+                    kind,
+                },
+                json!({"name": "team-b"}),
+                json!({"name": "../team-b/k8s-agent"}),
+            ));
+        }
         for (rule, holds, fails) in cases {
             let v = Validation::new(rule, "m");
             assert!(v.check(&object(holds.clone())), "{v:?} on {holds}");

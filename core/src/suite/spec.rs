@@ -9,7 +9,7 @@
 use super::bounds;
 use crate::score::args::ArgsMode;
 use crate::score::trajectory_match::Matching;
-use crate::suite::rules::{Rule, Ruled, Validation, attach, pair};
+use crate::suite::rules::{NameKind, Rule, Ruled, Validation, attach, kubernetes_name, pair};
 use crate::task::RecordChoice;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
@@ -425,8 +425,16 @@ pub struct JudgeSpec {
 /// An object in the suite's own namespace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = attach::<Self>)]
 pub struct LocalObjectRef {
+    #[schemars(length(max = bounds::OBJECT_NAME_MAX))]
     pub name: String,
+}
+
+impl Ruled for LocalObjectRef {
+    fn rules() -> Vec<Validation> {
+        vec![kubernetes_name("name", NameKind::Object)]
+    }
 }
 
 /// A key of a Secret in the suite's own namespace.
@@ -434,6 +442,7 @@ pub struct LocalObjectRef {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(transform = attach::<Self>)]
 pub struct SecretKeyRef {
+    #[schemars(length(max = bounds::OBJECT_NAME_MAX))]
     pub name: String,
     pub key: String,
     /// Not allowed: references resolve in the suite's namespace. Present so
@@ -444,23 +453,37 @@ pub struct SecretKeyRef {
 
 impl Ruled for SecretKeyRef {
     fn rules() -> Vec<Validation> {
-        vec![Validation::new(
-            Rule::Absent {
-                field: "namespace".into(),
-            },
-            "a Secret is read only in the suite's own namespace: remove namespace",
-        )]
+        vec![
+            kubernetes_name("name", NameKind::Object),
+            Validation::new(
+                Rule::Absent {
+                    field: "namespace".into(),
+                },
+                "a Secret is read only in the suite's own namespace: remove namespace",
+            ),
+        ]
     }
 }
 
 /// A kagent Agent, by name; the namespace defaults to the suite's own.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = attach::<Self>)]
 pub struct AgentRefSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = bounds::NAMESPACE_MAX))]
     pub namespace: Option<String>,
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1, max = bounds::OBJECT_NAME_MAX))]
     pub name: String,
+}
+
+impl Ruled for AgentRefSpec {
+    fn rules() -> Vec<Validation> {
+        vec![
+            kubernetes_name("name", NameKind::Object),
+            kubernetes_name("namespace", NameKind::Namespace),
+        ]
+    }
 }
 
 /// Where sessions come from.

@@ -274,6 +274,15 @@ pub fn finish(
     }
 }
 
+/// The name of a run's full-report ConfigMap: `<run>-report`, the run's
+/// name shortened so that the whole stays a Kubernetes name.
+pub fn report_config_map(run: &str) -> String {
+    const SUFFIX: &str = "-report";
+    let keep = crate::core::suite::bounds::OBJECT_NAME_MAX - SUFFIX.len();
+    let stem = run[..run.len().min(keep)].trim_end_matches(['-', '.']);
+    format!("{stem}{SUFFIX}")
+}
+
 /// Case results kept in a run's status, and the length of each message: an
 /// object stays far below etcd's limit however large the suite.
 pub const MAX_RESULTS: usize = 256;

@@ -21,6 +21,7 @@ use crate::core::pyjson::{Layout, dumps_sorted};
 use crate::core::session::AgentRef;
 use crate::core::suite::compile::{CompiledSuite, compile};
 use crate::core::suite::report::Report;
+use crate::core::suite::rules::NameKind;
 use crate::core::suite::spec::SuiteSpec;
 use crate::k8s::crd::{API_VERSION, AgentSnapshot, EvalRun, EvalRunStatus, EvalSuite, TriggerType};
 use crate::k8s::vocabulary::{EventReason, Failure};
@@ -154,7 +155,11 @@ impl<'a> Execution<'a> {
         let namespace = run.namespace().unwrap_or_default();
         let name = run.name_any();
         let suites: Api<EvalSuite> = Api::namespaced(ctx.client.clone(), &namespace);
-        let suite = suites.get_opt(&run.spec.suite_ref.name).await?;
+        // A name that is not a Kubernetes name is never put in a request.
+        let suite = match NameKind::Object.allows(&run.spec.suite_ref.name) {
+            true => suites.get_opt(&run.spec.suite_ref.name).await?,
+            false => None,
+        };
         let spec = match (&run.spec.suite, &suite) {
             (Some(snapshot), _) => Some((snapshot.clone(), run.spec.suite_generation)),
             (None, Some(suite)) => Some((suite.spec.suite.clone(), suite.metadata.generation)),
@@ -192,19 +197,22 @@ impl<'a> Execution<'a> {
             TriggerType::Schedule => "schedule",
             TriggerType::Manual => "manual",
         };
-        let patch = serde_json::json!({
+        let mut patch = serde_json::json!({
             "apiVersion": API_VERSION,
             "kind": "EvalRun",
             "metadata": {
                 "labels": {SUITE_LABEL: suite.name_any(), TRIGGER_LABEL: trigger},
                 "ownerReferences": suite.controller_owner_ref(&()).into_iter().collect::<Vec<_>>(),
             },
-            "spec": {
-                "suiteRef": self.run.spec.suite_ref,
-                "suite": spec,
-                "suiteGeneration": generation,
-            }
+            "spec": {"suiteRef": self.run.spec.suite_ref}
         });
+        // A suite that no longer compiles (stored before a rule it breaks)
+        // is not copied: the API server would refuse the copy, and the run
+        // ends InvalidSpec on the suite itself.
+        if compile(&suite.name_any(), spec, "spec", &self.namespace).is_ok() {
+            patch["spec"]["suite"] = serde_json::to_value(spec).unwrap_or_default();
+            patch["spec"]["suiteGeneration"] = serde_json::json!(generation);
+        }
         self.run = self
             .api
             .patch(
@@ -296,6 +304,12 @@ impl<'a> Execution<'a> {
     }
 
     async fn scored(&self, learnt: &mut Learnt) -> Result<Report, (Failure, String)> {
+        if !NameKind::Object.allows(&self.run.spec.suite_ref.name) {
+            return Err((
+                Failure::InvalidSpec,
+                format!("spec.suiteRef.name: {}", NameKind::Object.message()),
+            ));
+        }
         let Some((spec, _)) = &self.spec else {
             return Err((
                 Failure::SuiteNotFound,
@@ -440,7 +454,7 @@ impl<'a> Execution<'a> {
         if text.len() > LIMIT {
             text = serde_json::to_string_pretty(&report.without_trajectories()).unwrap_or_default();
         }
-        let name = format!("{}-report", self.name);
+        let name = run_decision::report_config_map(&self.name);
         let owner = serde_json::json!({
             "apiVersion": API_VERSION,
             "kind": "EvalRun",

@@ -145,6 +145,12 @@ impl ControlPlane {
         let sa_key = file("service-account.key", &pki.service_account_key);
         let sa_public_key = file("service-account.pub", &pki.service_account_public_key);
 
+        // Every request the API server serves, for tests to say what was
+        // (and was not) asked.
+        let audit_policy = file(
+            "audit-policy.yaml",
+            "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n",
+        );
         let (client, peer, secure) = (super::free_port(), super::free_port(), super::free_port());
         let etcd = spawn(
             &binaries.join("etcd"),
@@ -180,6 +186,9 @@ impl ControlPlane {
             // kubernetes Service endpoints; envtest turns it off too.
             "--endpoint-reconciler-type=none".into(),
             "--allow-privileged=true".into(),
+            format!("--audit-policy-file={audit_policy}"),
+            format!("--audit-log-path={}", logs.join("audit.log").display()),
+            "--audit-log-mode=blocking".into(),
             "--v=1".into(),
         ];
         let apiserver = spawn(
@@ -271,6 +280,15 @@ impl ControlPlane {
         .await
         .unwrap();
         kube::Client::try_from(config).unwrap()
+    }
+
+    /// The audit log's entries so far: one JSON object per request served.
+    pub fn audit(&self) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(self.logs.join("audit.log"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
     }
 
     /// Where to look when a test on this control plane fails.

@@ -395,3 +395,17 @@ fn a_regression_names_what_changed() {
         "a recovery is no regression"
     );
 }
+
+#[test]
+fn a_report_config_map_name_is_always_a_kubernetes_name() {
+    use crate::core::suite::rules::NameKind;
+    assert_eq!(
+        report_config_map("nightly-29936280"),
+        "nightly-29936280-report"
+    );
+    // Cut at 246 characters, the name would end in a dot.
+    let long = format!("{}.bbbbbb", "a".repeat(245));
+    let name = report_config_map(&long);
+    assert!(NameKind::Object.allows(&name), "{name}");
+    assert_eq!(name, format!("{}-report", "a".repeat(245)));
+}
