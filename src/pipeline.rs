@@ -411,6 +411,7 @@ mod tests {
             Ok((0..self.count)
                 .map(|n| SessionSummary {
                     key: SessionKey::new(id(n), Some("u".into())),
+                    revision: None,
                     agent_id: None,
                     events: None,
                     updated: None,
@@ -436,6 +437,7 @@ mod tests {
                 .iter()
                 .map(|key| RawSession {
                     key: key.clone(),
+                    revision: None,
                     agent_id: None,
                     raw: read_jsonl(EVENTS.as_bytes(), "memory", KeepJson::No).unwrap(),
                     record: Record::Events,

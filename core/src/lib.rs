@@ -7,6 +7,7 @@
 //! sources, the judge client and the operator are adapters (in the
 //! `kagent-evals` crate) that hand sessions in and take results out.
 
+pub mod a2a_v1;
 pub mod convert;
 pub mod event;
 pub mod formats;

@@ -43,6 +43,8 @@ pub struct Session {
     pub notes: Vec<Issue>,
     /// Whether the events are ADK's or were read from A2A tasks.
     pub record: Record,
+    /// The Agent revision the session ran on (kagent 1.0), when recorded.
+    pub revision: Option<String>,
 }
 
 impl Default for SessionKey {
@@ -76,6 +78,7 @@ impl Session {
             issues,
             notes,
             record: Record::Events,
+            revision: None,
         }
     }
 

@@ -5,8 +5,9 @@
 //! events. Each message of a task's history becomes one event in the shape
 //! ADK stores, so one converter, with one set of rules and one per-event
 //! account, serves both records. Tool calls and results are the data parts
-//! whose metadata type (`kagent_type`, or the older `adk_type`) says
-//! `function_call` or `function_response`.
+//! whose metadata type (kagent 1.0's canonical `kagent.dev/a2a/part-type`,
+//! else `kagent_type`, else the older `adk_type`) says `function_call` or
+//! `function_response`.
 //!
 //! Three things runtimes record that are not the agent's trajectory are
 //! read as such: the OpenAI Agents SDK runtime's handoff to its own agent
@@ -16,6 +17,7 @@
 //! answers no call (the OpenAI runtime gives each result a fresh id, CrewAI
 //! names it after its tool class) answers the oldest call still unanswered.
 
+use crate::a2a_v1::timeline::{PART_TYPE, TIME, USAGE};
 use crate::ingest::{Issue, Origin, RawEvent};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
@@ -165,6 +167,11 @@ pub fn task_events(
 /// A `kagent_`- (or older `adk_`-) prefixed metadata string.
 fn metadata_str<'v>(metadata: Option<&'v Value>, key: &str) -> Option<&'v str> {
     let metadata = metadata?;
+    if key == "type"
+        && let Some(canonical) = metadata.get(PART_TYPE).and_then(Value::as_str)
+    {
+        return Some(canonical);
+    }
     ["kagent_", "adk_"]
         .iter()
         .find_map(|prefix| metadata.get(format!("{prefix}{key}"))?.as_str())
@@ -301,10 +308,19 @@ fn message_event(
         "content": {"role": if user { "user" } else { "model" }, "parts": parts},
     });
     if let Some(usage) = metadata.and_then(|m| {
-        m.get("kagent_usage_metadata")
+        m.get(USAGE)
+            .or_else(|| m.get("kagent_usage_metadata"))
             .or_else(|| m.get("adk_usage_metadata"))
     }) {
         event["usage_metadata"] = usage.clone();
+    }
+    // kagent 1.0's history carries when each message happened.
+    if let Some(time) = message
+        .get(TIME)
+        .and_then(Value::as_str)
+        .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+    {
+        event["timestamp"] = json!(time.as_microsecond() as f64 / 1e6);
     }
     Ok(event)
 }

@@ -210,6 +210,7 @@ impl SessionSource for AdkDatabase {
                         .map_err(|e| self.unavailable(e))?,
                     Some(row.try_get("user_id").map_err(|e| self.unavailable(e))?),
                 ),
+                revision: None,
                 agent_id: Some(self.app.clone()),
                 events: Some(
                     row.try_get::<i64, _>("events")
@@ -294,6 +295,7 @@ impl SessionSource for AdkDatabase {
                 agent_id: Some(app.clone()),
                 raw: session.finish(),
                 record: Record::Events,
+                revision: None,
             }
         })
         .await)

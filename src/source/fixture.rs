@@ -67,6 +67,7 @@ impl FixtureSource {
             agent_id: None,
             raw,
             record: Record::Events,
+            revision: None,
         };
         // Task records are read the general way, which keeps their JSON; the
         // first row that is not one makes this a file of events.
@@ -183,6 +184,7 @@ impl SessionSource for FixtureSource {
                 .and_then(|t| jiff::Timestamp::try_from(t).ok());
             Ok(SessionSummary {
                 key: SessionKey::new(id.clone(), None),
+                revision: None,
                 agent_id: None,
                 events,
                 updated,

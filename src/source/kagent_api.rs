@@ -231,6 +231,7 @@ impl KagentApi {
                     .to_string();
                 Some(SessionSummary {
                     key: SessionKey::new(id, Some(user)),
+                    revision: None,
                     agent_id: s.get("agent_id").and_then(Value::as_str).map(String::from),
                     events: None,
                     updated: s
@@ -399,6 +400,7 @@ impl Answered {
             agent_id: self.agent_id,
             raw: Default::default(),
             record: Record::Events,
+            revision: None,
         };
         match self.tasks {
             Some(tasks) => session.use_tasks(tasks, source),

@@ -1,4 +1,6 @@
-//! kagent's own PostgreSQL database (kagent v0.8 and later).
+//! kagent's own PostgreSQL database: kagent v0.8 to 0.10 here, and kagent
+//! 1.0, whose schema is told apart on connect and read by
+//! [`super::kagent_v1`].
 //!
 //! Every query runs in a `READ ONLY` transaction on connections whose
 //! default is read-only too; soft-deleted rows are left out; a session is
@@ -7,6 +9,7 @@
 //! no events (an agent on a runtime other than ADK) is read from its A2A
 //! tasks, in a second query of the same transaction.
 
+use super::kagent_v1::{self, Line};
 use super::{
     RawSession, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError, StoredTask,
     TaskData,
@@ -27,7 +30,10 @@ pub struct KagentPostgres {
     pool: PgPool,
     // Boxed: the options are large and only read before the first connection.
     options: Box<PgConnectOptions>,
-    name: Arc<str>,
+    /// `host:port/database`.
+    location: String,
+    /// Which kagent's database it is, once connected.
+    line: tokio::sync::OnceCell<Line>,
     url: Secret,
     /// Whether each event's JSON is kept beside it (`extract --raw`).
     pub(super) keep_json: KeepJson,
@@ -36,7 +42,7 @@ pub struct KagentPostgres {
 impl std::fmt::Debug for KagentPostgres {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KagentPostgres")
-            .field("name", &self.name)
+            .field("location", &self.location)
             .finish_non_exhaustive()
     }
 }
@@ -114,13 +120,12 @@ impl KagentPostgres {
             })?
             .application_name("kagent-evals")
             .options([("default_transaction_read_only", "on")]);
-        let name: Arc<str> = format!(
-            "kagent PostgreSQL at {}:{}/{}",
+        let location = format!(
+            "{}:{}/{}",
             options.get_host(),
             options.get_port(),
             options.get_database().unwrap_or("kagent")
-        )
-        .into();
+        );
         let pool = PgPoolOptions::new()
             .max_connections(4)
             .acquire_timeout(Duration::from_secs(15))
@@ -128,7 +133,8 @@ impl KagentPostgres {
         Ok(KagentPostgres {
             pool,
             options: Box::new(options),
-            name,
+            location,
+            line: tokio::sync::OnceCell::new(),
             url,
             keep_json: KeepJson::No,
         })
@@ -151,15 +157,39 @@ impl KagentPostgres {
             }
             Ok(Err(cause)) => Err(self.unavailable(cause)),
             Err(_) => Err(SourceError::Unavailable {
-                source_name: self.name.to_string(),
+                source_name: self.describe_name(),
                 detail: "no connection within 15s".into(),
             }),
         }
     }
 
-    fn unavailable(&self, error: sqlx::Error) -> SourceError {
+    /// What messages call this source: which kagent's database, once known.
+    pub(super) fn describe_name(&self) -> String {
+        match self.line.get() {
+            Some(line) => format!("{} PostgreSQL at {}", line.words(), self.location),
+            None => format!("kagent PostgreSQL at {}", self.location),
+        }
+    }
+
+    pub(super) fn name(&self) -> Arc<str> {
+        self.describe_name().into()
+    }
+
+    /// The line of the database, found on the first transaction.
+    async fn line(
+        &self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+    ) -> Result<Line, SourceError> {
+        if let Some(line) = self.line.get() {
+            return Ok(*line);
+        }
+        let line = kagent_v1::detect(tx, &self.describe_name()).await?;
+        Ok(*self.line.get_or_init(|| async { line }).await)
+    }
+
+    pub(super) fn unavailable(&self, error: sqlx::Error) -> SourceError {
         SourceError::Unavailable {
-            source_name: self.name.to_string(),
+            source_name: self.describe_name(),
             detail: self.url.scrub(&error.to_string()),
         }
     }
@@ -179,11 +209,16 @@ impl KagentPostgres {
 
 impl SessionSource for KagentPostgres {
     fn describe(&self) -> String {
-        self.name.to_string()
+        self.describe_name()
     }
 
     async fn list(&self, query: &SessionQuery) -> Result<Vec<SessionSummary>, SourceError> {
         let mut tx = self.read_only().await?;
+        if let Line::V1(generation) = self.line(&mut tx).await? {
+            let listed = kagent_v1::list(self, &mut tx, generation, query).await;
+            tx.rollback().await.map_err(|e| self.unavailable(e))?;
+            return listed;
+        }
         let rows = sqlx::query(LIST_SESSIONS)
             .bind(query.agent.as_ref().map(AgentRef::kagent_id))
             .bind(query.since.map(|t| t.as_millisecond() as f64 / 1000.0))
@@ -202,6 +237,7 @@ impl SessionSource for KagentPostgres {
                         row.try_get::<String, _>("id")?,
                         Some(row.try_get("user_id")?),
                     ),
+                    revision: None,
                     agent_id: row.try_get("agent_id")?,
                     events: row.try_get::<Option<i64>, _>("events")?.map(|n| n as u64),
                     updated: updated
@@ -229,6 +265,11 @@ impl SessionSource for KagentPostgres {
             }
         }
         let mut tx = self.read_only().await?;
+        if let Line::V1(generation) = self.line(&mut tx).await? {
+            let fetched = kagent_v1::fetch(self, &mut tx, generation, keys, agent).await;
+            tx.rollback().await.map_err(|e| self.unavailable(e))?;
+            return fetched;
+        }
         let mut sessions: Vec<RawSession> = sqlx::query(FETCH_SESSIONS)
             .bind(&pair_ids)
             .bind(&pair_users)
@@ -244,11 +285,13 @@ impl SessionSource for KagentPostgres {
                     agent_id: row.try_get("agent_id")?,
                     raw: RawEvents::default(),
                     record: Record::Events,
+                    revision: None,
                 })
             })
             .collect::<Result<_, sqlx::Error>>()
             .map_err(|e| self.unavailable(e))?;
         // Each session's rows as they arrive, read once the batch is in.
+        let name = self.name();
         let mut unread: Vec<Vec<(Option<i64>, PgRow, Origin)>> =
             sessions.iter().map(|_| Vec::new()).collect();
         {
@@ -265,7 +308,7 @@ impl SessionSource for KagentPostgres {
                 let created: Option<i64> =
                     row.try_get("created").map_err(|e| self.unavailable(e))?;
                 let origin = Origin::Row {
-                    source: self.name.clone(),
+                    source: name.clone(),
                     event_id,
                 };
                 // Places count from one, in the order the keys were given.
@@ -273,7 +316,7 @@ impl SessionSource for KagentPostgres {
                     .ok()
                     .and_then(|place| unread.get_mut(place.checked_sub(1)?))
                     .ok_or_else(|| SourceError::Unavailable {
-                        source_name: self.name.to_string(),
+                        source_name: self.describe_name(),
                         detail: format!(
                             "an event row of session number {place} of {}",
                             sessions.len()
@@ -307,7 +350,7 @@ impl SessionSource for KagentPostgres {
         for ((session, raw), tasks) in sessions.iter_mut().zip(read).zip(tasks) {
             session.raw = raw;
             if let Some(tasks) = tasks {
-                session.use_tasks(tasks, &self.name);
+                session.use_tasks(tasks, &name);
             }
         }
         Ok(sessions)

@@ -6,6 +6,7 @@ pub mod adk_database;
 pub mod fixture;
 pub mod kagent_api;
 pub mod kagent_postgres;
+pub mod kagent_v1;
 pub mod open;
 
 use crate::core::ingest::{Issue, KeepJson, Parsed, RawEvent, RawEvents};
@@ -39,6 +40,8 @@ pub struct SessionSummary {
     pub agent_id: Option<String>,
     pub events: Option<u64>,
     pub updated: Option<Timestamp>,
+    /// The Agent revision the session ran on (kagent 1.0).
+    pub revision: Option<String>,
 }
 
 /// The raw rows of one session, before normalisation.
@@ -49,12 +52,15 @@ pub struct RawSession {
     pub raw: RawEvents,
     /// ADK's events, or events read from the session's A2A tasks.
     pub record: Record,
+    /// The Agent revision the session ran on (kagent 1.0).
+    pub revision: Option<String>,
 }
 
 impl RawSession {
     pub fn normalise(self) -> Session {
         let mut session = Session::from_raw(self.key, self.agent_id, self.raw);
         session.record = self.record;
+        session.revision = self.revision;
         session
     }
 

@@ -8,6 +8,7 @@
 mod crds;
 mod journey;
 mod judge;
+mod kagent_v1;
 mod names;
 mod operator;
 mod probes;
@@ -45,6 +46,7 @@ fn tests() -> Vec<Test> {
     all.extend(tenancy::tests());
     all.extend(trust::tests());
     all.extend(names::tests());
+    all.extend(kagent_v1::tests());
     all.extend(ship::tests());
     all
 }

@@ -399,7 +399,7 @@ fn broken_row() {
         let issue = raw.issues[0].to_string();
         assert!(issue.contains(": event s-u-3: not JSON"), "{issue}");
         assert!(
-            issue.starts_with("kagent PostgreSQL at 127.0.0.1:"),
+            issue.starts_with("kagent 0.10 PostgreSQL at 127.0.0.1:"),
             "{issue}"
         );
         let messages = trajectory(fetched[0].clone().normalise());

@@ -1,0 +1,397 @@
+//! Decoded A2A v1 messages as their proto3 JSON (camelCase names, enum
+//! names as strings, no `kind`, default values left out): the form the
+//! JSON-RPC binding speaks, committed fixtures hold, and the rest of the
+//! reader works on. `google.protobuf.Struct` and `Value` become JSON.
+
+use super::proto::*;
+use base64::Engine;
+use serde_json::{Map, Number, Value as Json, json};
+
+/// Why bytes are not the message they should be: prost's account of the
+/// field it failed in, and where the top-level framing breaks when it does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeFailure {
+    pub message: String,
+    pub offset: Option<usize>,
+}
+
+impl std::fmt::Display for DecodeFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.offset {
+            Some(offset) => write!(f, "{} (at byte {offset})", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// JSON cannot hold what some values were, said once per value.
+#[derive(Default)]
+pub struct Losses(pub Vec<String>);
+
+fn decode<M: prost::Message + Default>(bytes: &[u8], what: &str) -> Result<M, DecodeFailure> {
+    M::decode(bytes).map_err(|e| DecodeFailure {
+        message: format!("not a protobuf {what}: {e}"),
+        offset: broken_framing(bytes),
+    })
+}
+
+/// `session_task.data`: a `lf.a2a.v1.Task`.
+pub fn task_from_bytes(bytes: &[u8], losses: &mut Losses) -> Result<Json, DecodeFailure> {
+    decode::<Task>(bytes, "lf.a2a.v1.Task").map(|t| task(&t, losses))
+}
+
+/// `session_task_event.data`: a `lf.a2a.v1.StreamResponse`.
+pub fn stream_response_from_bytes(
+    bytes: &[u8],
+    losses: &mut Losses,
+) -> Result<Json, DecodeFailure> {
+    decode::<StreamResponse>(bytes, "lf.a2a.v1.StreamResponse").map(|r| stream_response(&r, losses))
+}
+
+/// `session.data`: a `kagent.api.v1alpha1.Session`.
+pub fn session_from_bytes(bytes: &[u8]) -> Result<Json, DecodeFailure> {
+    decode::<Session>(bytes, "kagent.api.v1alpha1.Session").map(|s| session(&s))
+}
+
+/// The offset of the first top-level field whose key or length does not
+/// fit the bytes, if the framing breaks there (a field deeper in may be at
+/// fault instead: prost's message names it).
+fn broken_framing(bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while at < bytes.len() {
+        let start = at;
+        let key = varint(bytes, &mut at)?;
+        let length = match key & 7 {
+            0 => varint(bytes, &mut at).map(|_| 0),
+            1 => Some(8),
+            2 => varint(bytes, &mut at),
+            5 => Some(4),
+            _ => None,
+        };
+        match length {
+            Some(length)
+                if at
+                    .checked_add(length as usize)
+                    .is_some_and(|end| end <= bytes.len()) =>
+            {
+                at += length as usize;
+            }
+            _ => return Some(start),
+        }
+    }
+    None
+}
+
+fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *bytes.get(*at)?;
+        *at += 1;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+fn insert(map: &mut Map<String, Json>, key: &str, value: Json) {
+    let empty = match &value {
+        Json::Null => true,
+        Json::String(s) => s.is_empty(),
+        Json::Array(a) => a.is_empty(),
+        Json::Bool(b) => !b,
+        _ => false,
+    };
+    if !empty {
+        map.insert(key.to_string(), value);
+    }
+}
+
+fn timestamp(t: &prost_types::Timestamp) -> Json {
+    match jiff::Timestamp::new(t.seconds, t.nanos) {
+        Ok(t) => json!(t.to_string()),
+        Err(_) => Json::Null,
+    }
+}
+
+pub fn task(t: &Task, losses: &mut Losses) -> Json {
+    let mut map = Map::new();
+    insert(&mut map, "id", json!(t.id));
+    insert(&mut map, "contextId", json!(t.context_id));
+    if let Some(status) = &t.status {
+        map.insert("status".into(), task_status(status, losses));
+    }
+    let artifacts: Vec<Json> = t.artifacts.iter().map(|a| artifact(a, losses)).collect();
+    insert(&mut map, "artifacts", Json::Array(artifacts));
+    let history: Vec<Json> = t.history.iter().map(|m| message(m, losses)).collect();
+    insert(&mut map, "history", Json::Array(history));
+    if let Some(metadata) = &t.metadata {
+        map.insert("metadata".into(), structure(metadata, losses));
+    }
+    Json::Object(map)
+}
+
+fn task_status(s: &TaskStatus, losses: &mut Losses) -> Json {
+    let mut map = Map::new();
+    map.insert(
+        "state".into(),
+        enum_name(
+            TaskState::try_from(s.state).map(TaskState::proto_name),
+            s.state,
+        ),
+    );
+    if let Some(m) = &s.message {
+        map.insert("message".into(), message(m, losses));
+    }
+    if let Some(t) = &s.timestamp {
+        insert(&mut map, "timestamp", timestamp(t));
+    }
+    Json::Object(map)
+}
+
+/// An enum by name, or by number when this reader does not know it (as
+/// proto3 JSON prints an unknown value).
+fn enum_name(name: Result<&'static str, prost::UnknownEnumValue>, number: i32) -> Json {
+    match name {
+        Ok(name) => json!(name),
+        Err(_) => json!(number),
+    }
+}
+
+pub fn message(m: &Message, losses: &mut Losses) -> Json {
+    let mut map = Map::new();
+    insert(&mut map, "messageId", json!(m.message_id));
+    insert(&mut map, "contextId", json!(m.context_id));
+    insert(&mut map, "taskId", json!(m.task_id));
+    map.insert(
+        "role".into(),
+        enum_name(Role::try_from(m.role).map(Role::proto_name), m.role),
+    );
+    let parts: Vec<Json> = m.parts.iter().map(|p| part(p, losses)).collect();
+    map.insert("parts".into(), Json::Array(parts));
+    if let Some(metadata) = &m.metadata {
+        map.insert("metadata".into(), structure(metadata, losses));
+    }
+    insert(&mut map, "extensions", json!(m.extensions));
+    insert(&mut map, "referenceTaskIds", json!(m.reference_task_ids));
+    Json::Object(map)
+}
+
+fn part(p: &Part, losses: &mut Losses) -> Json {
+    let mut map = Map::new();
+    match &p.content {
+        Some(PartContent::Text(text)) => {
+            map.insert("text".into(), json!(text));
+        }
+        Some(PartContent::Raw(bytes)) => {
+            map.insert(
+                "raw".into(),
+                json!(base64::engine::general_purpose::STANDARD.encode(bytes)),
+            );
+        }
+        Some(PartContent::Url(url)) => {
+            map.insert("url".into(), json!(url));
+        }
+        Some(PartContent::Data(value)) => {
+            map.insert("data".into(), value_json(value, losses));
+        }
+        None => {}
+    }
+    if let Some(metadata) = &p.metadata {
+        map.insert("metadata".into(), structure(metadata, losses));
+    }
+    insert(&mut map, "filename", json!(p.filename));
+    insert(&mut map, "mediaType", json!(p.media_type));
+    Json::Object(map)
+}
+
+pub fn artifact(a: &Artifact, losses: &mut Losses) -> Json {
+    let mut map = Map::new();
+    insert(&mut map, "artifactId", json!(a.artifact_id));
+    insert(&mut map, "name", json!(a.name));
+    insert(&mut map, "description", json!(a.description));
+    let parts: Vec<Json> = a.parts.iter().map(|p| part(p, losses)).collect();
+    map.insert("parts".into(), Json::Array(parts));
+    if let Some(metadata) = &a.metadata {
+        map.insert("metadata".into(), structure(metadata, losses));
+    }
+    insert(&mut map, "extensions", json!(a.extensions));
+    Json::Object(map)
+}
+
+pub fn stream_response(r: &StreamResponse, losses: &mut Losses) -> Json {
+    match &r.payload {
+        Some(Payload::Task(t)) => json!({"task": task(t, losses)}),
+        Some(Payload::Message(m)) => json!({"message": message(m, losses)}),
+        Some(Payload::StatusUpdate(u)) => {
+            let mut map = Map::new();
+            insert(&mut map, "taskId", json!(u.task_id));
+            insert(&mut map, "contextId", json!(u.context_id));
+            if let Some(status) = &u.status {
+                map.insert("status".into(), task_status(status, losses));
+            }
+            if let Some(metadata) = &u.metadata {
+                map.insert("metadata".into(), structure(metadata, losses));
+            }
+            json!({"statusUpdate": map})
+        }
+        Some(Payload::ArtifactUpdate(u)) => {
+            let mut map = Map::new();
+            insert(&mut map, "taskId", json!(u.task_id));
+            insert(&mut map, "contextId", json!(u.context_id));
+            if let Some(a) = &u.artifact {
+                map.insert("artifact".into(), artifact(a, losses));
+            }
+            insert(&mut map, "append", json!(u.append));
+            insert(&mut map, "lastChunk", json!(u.last_chunk));
+            if let Some(metadata) = &u.metadata {
+                map.insert("metadata".into(), structure(metadata, losses));
+            }
+            json!({"artifactUpdate": map})
+        }
+        None => json!({}),
+    }
+}
+
+pub fn session(s: &Session) -> Json {
+    let mut map = Map::new();
+    insert(&mut map, "id", json!(s.id));
+    insert(&mut map, "creator", json!(s.creator));
+    if let Some(agent) = &s.agent {
+        map.insert(
+            "agent".into(),
+            json!({"namespace": agent.namespace, "name": agent.name}),
+        );
+    }
+    insert(&mut map, "preparedRevision", json!(s.prepared_revision));
+    insert(&mut map, "name", json!(s.name));
+    if let Some(t) = &s.created_at {
+        insert(&mut map, "createdAt", timestamp(t));
+    }
+    if let Some(t) = &s.updated_at {
+        insert(&mut map, "updatedAt", timestamp(t));
+    }
+    if let Some(failure) = &s.failure {
+        map.insert(
+            "failure".into(),
+            json!({"reason": failure.reason, "message": failure.message}),
+        );
+    }
+    Json::Object(map)
+}
+
+fn structure(s: &prost_types::Struct, losses: &mut Losses) -> Json {
+    let mut keys: Vec<&String> = s.fields.keys().collect();
+    // Map entries have no order on the wire; a stable one for readers.
+    keys.sort();
+    Json::Object(
+        keys.into_iter()
+            .map(|k| (k.clone(), value_json(&s.fields[k], losses)))
+            .collect(),
+    )
+}
+
+/// The largest integer a double holds exactly.
+const EXACT: f64 = 9_007_199_254_740_992.0;
+
+fn value_json(v: &prost_types::Value, losses: &mut Losses) -> Json {
+    use prost_types::value::Kind;
+    match &v.kind {
+        None | Some(Kind::NullValue(_)) => Json::Null,
+        Some(Kind::BoolValue(b)) => json!(b),
+        Some(Kind::StringValue(s)) => json!(s),
+        // Struct numbers are doubles; a whole one prints as an integer, as
+        // protojson and Python's json print it.
+        Some(Kind::NumberValue(n)) if n.fract() == 0.0 && n.abs() < EXACT => json!(*n as i64),
+        Some(Kind::NumberValue(n)) => match Number::from_f64(*n) {
+            Some(n) => Json::Number(n),
+            None => {
+                losses.0.push(format!(
+                    "a number that JSON cannot hold ({n}) is read as null"
+                ));
+                Json::Null
+            }
+        },
+        Some(Kind::StructValue(s)) => structure(s, losses),
+        Some(Kind::ListValue(l)) => {
+            Json::Array(l.values.iter().map(|v| value_json(v, losses)).collect())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message as _;
+
+    fn value(kind: prost_types::value::Kind) -> prost_types::Value {
+        prost_types::Value { kind: Some(kind) }
+    }
+
+    #[test]
+    fn a_task_reads_as_proto3_json_and_unknown_fields_are_skipped() {
+        use prost_types::value::Kind;
+        let data = prost_types::Struct {
+            fields: [
+                ("id".to_string(), value(Kind::StringValue("c1".into()))),
+                ("n".to_string(), value(Kind::NumberValue(3.0))),
+                ("x".to_string(), value(Kind::NumberValue(0.5))),
+            ]
+            .into(),
+        };
+        let task = Task {
+            id: "t".into(),
+            context_id: "ctx".into(),
+            status: Some(TaskStatus {
+                state: TaskState::Completed as i32,
+                message: None,
+                timestamp: Some(prost_types::Timestamp {
+                    seconds: 1_764_000_000,
+                    nanos: 0,
+                }),
+            }),
+            artifacts: vec![Artifact {
+                artifact_id: "a".into(),
+                parts: vec![Part {
+                    content: Some(PartContent::Data(value(Kind::StructValue(data)))),
+                    ..Part::default()
+                }],
+                ..Artifact::default()
+            }],
+            ..Task::default()
+        };
+        let mut bytes = task.encode_to_vec();
+        // Field 4242, varint 1: a field this reader does not know.
+        bytes.extend([0x90, 0x89, 0x02, 0x01]);
+        let mut losses = Losses::default();
+        let read = task_from_bytes(&bytes, &mut losses).unwrap();
+        assert_eq!(
+            read,
+            json!({"id": "t", "contextId": "ctx",
+                   "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "2025-11-24T16:00:00Z"},
+                   "artifacts": [{"artifactId": "a", "parts": [{"data": {"id": "c1", "n": 3, "x": 0.5}}]}]})
+        );
+        assert!(losses.0.is_empty());
+    }
+
+    #[test]
+    fn bytes_that_are_not_the_message_say_where() {
+        let mut losses = Losses::default();
+        // Field 1 (a string) whose length runs past the end.
+        let broken = [0x0a, 0x10, b'a', b'b'];
+        let failure = task_from_bytes(&broken, &mut losses).unwrap_err();
+        assert_eq!(failure.offset, Some(0));
+        assert!(
+            failure
+                .to_string()
+                .contains("not a protobuf lf.a2a.v1.Task"),
+            "{failure}"
+        );
+        let later = [0x0a, 0x01, b'a', 0x12, 0x09, b'x'];
+        assert_eq!(
+            task_from_bytes(&later, &mut losses).unwrap_err().offset,
+            Some(3)
+        );
+    }
+}

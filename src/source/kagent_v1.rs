@@ -1,0 +1,436 @@
+//! kagent 1.0's database, read by the kagent PostgreSQL source when the
+//! schema on connect is 1.0's (§1-§3 of the 1.0 contract): a Session's
+//! history is A2A v1 protobuf in `session_task` and `session_task_event`,
+//! its Agent and revision in `runtime_revision` (and, in the newest
+//! generation C, `agent_revision`, joined in the `agent_runtime_revision`
+//! and `session_record` views; generation B keeps them on `session` and
+//! `runtime_revision`).
+//!
+//! As for 0.10: every query is read-only, the agent filter is part of the
+//! query, a session is `(id, user id)`. Only published event rows are read;
+//! deleted Sessions are left out; forked Sessions (from a checkpoint) are
+//! left out of listings, being copies of another's history; "recent" is by
+//! the Session's latest task time. A row whose bytes do not decode is an
+//! issue naming the table, the row and where, and the Session fails closed.
+
+use super::kagent_postgres::KagentPostgres;
+use super::{RawSession, SessionQuery, SessionSummary, SourceError};
+use crate::core::a2a_v1::json::{self, Losses};
+use crate::core::a2a_v1::timeline::{self, EventRow, TaskRow};
+use crate::core::ingest::{Issue, Origin, RawEvents};
+use crate::core::parallel::map_in_order_beside;
+use crate::core::session::{AgentRef, SessionKey};
+use crate::core::task::{Protocol, Record, task_events};
+use futures::TryStreamExt;
+use jiff::Timestamp;
+use sqlx::Row;
+use sqlx::postgres::PgRow;
+use std::sync::Arc;
+
+/// Which kagent line a database is, from the tables it has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// kagent 0.10: ADK's `event` table and A2A `task` records.
+    V010,
+    /// kagent 1.0, in one of the two schema generations the contract describes.
+    V1(Generation),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generation {
+    /// `session` holds the owner and revision; `runtime_revision` the Agent.
+    B,
+    /// `runtime_instance` and `agent_revision`, joined in views.
+    C,
+}
+
+impl Line {
+    pub fn words(self) -> &'static str {
+        match self {
+            Line::V010 => "kagent 0.10",
+            Line::V1(Generation::B) => "kagent 1.0 (schema generation B)",
+            Line::V1(Generation::C) => "kagent 1.0",
+        }
+    }
+}
+
+const DETECT: &str = "
+SELECT table_name::text AS name FROM information_schema.tables
+ WHERE table_schema = current_schema()
+   AND table_name IN ('session', 'event', 'session_task', 'session_task_event',
+                      'runtime_revision', 'session_record', 'agent_runtime_revision')";
+
+/// The line of the database behind `tx`, or what it lacks to be either.
+pub async fn detect(tx: &mut sqlx::PgConnection, source: &str) -> Result<Line, SourceError> {
+    let found: Vec<String> = sqlx::query(DETECT)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(|e| SourceError::Unavailable {
+            source_name: source.to_string(),
+            detail: format!("cannot read its tables: {e}"),
+        })?
+        .iter()
+        .filter_map(|row| row.try_get::<String, _>("name").ok())
+        .collect();
+    let has = |t: &str| found.iter().any(|f| f == t);
+    let missing = |wanted: &[&str]| -> Vec<String> {
+        wanted
+            .iter()
+            .filter(|t| !has(t))
+            .map(|t| t.to_string())
+            .collect()
+    };
+    let v010 = missing(&["session", "event"]);
+    let v1 = missing(&[
+        "session",
+        "session_task",
+        "session_task_event",
+        "runtime_revision",
+    ]);
+    if v010.is_empty() {
+        Ok(Line::V010)
+    } else if v1.is_empty() {
+        Ok(Line::V1(
+            if has("session_record") && has("agent_runtime_revision") {
+                Generation::C
+            } else {
+                Generation::B
+            },
+        ))
+    } else {
+        Err(SourceError::Unavailable {
+            source_name: source.to_string(),
+            detail: format!(
+                "not a kagent 0.10 or 1.0 database: for 0.10 it lacks the table(s) {}, for 1.0 {}",
+                v010.join(", "),
+                v1.join(", ")
+            ),
+        })
+    }
+}
+
+// The Sessions with their Agent and revision, for each generation; macros
+// so that every query is one static text (sqlx takes no other).
+macro_rules! sessions_c {
+    () => {
+        "SELECT s.id::text AS id, s.user_id, s.history_id, s.source_checkpoint_id IS NOT NULL AS forked,
+                r.namespace, r.agent_name, s.prepared_revision AS revision, (r.revision IS NULL OR r.deleted_at IS NOT NULL) AS revision_deleted
+           FROM session_record s
+           LEFT JOIN agent_runtime_revision r ON r.revision = s.prepared_revision
+          WHERE s.state <> 'RUNTIME_STATE_DELETED'"
+    };
+}
+
+macro_rules! sessions_b {
+    () => {
+        "SELECT s.id::text AS id, s.user_id, s.history_id, s.source_checkpoint_id IS NOT NULL AS forked,
+                r.namespace, r.agent_name, s.prepared_revision AS revision, (r.revision IS NULL OR r.deleted_at IS NOT NULL) AS revision_deleted
+           FROM session s
+           LEFT JOIN runtime_revision r ON r.revision = s.prepared_revision
+          WHERE s.state <> 'SESSION_STATE_DELETED'"
+    };
+}
+
+/// Recent Sessions: by their latest task time, forks left out.
+macro_rules! list {
+    ($sessions:expr) => {
+        concat!(
+            "WITH s AS (",
+            $sessions,
+            ")
+         SELECT s.*, extract(epoch FROM u.updated)::float8 AS updated,
+                CASE WHEN $5 THEN (SELECT count(*) FROM session_task_event e
+                                    WHERE e.history_id = s.history_id AND e.published) END AS events
+           FROM s
+           LEFT JOIN LATERAL (SELECT max(greatest(t.status_timestamp, t.created_at)) AS updated
+                                FROM session_task t WHERE t.history_id = s.history_id) u ON true
+          WHERE ($1::text IS NULL OR (s.namespace = $1 AND s.agent_name = $2))
+            AND ($3::float8 IS NULL OR u.updated >= to_timestamp($3))
+            AND NOT s.forked
+          ORDER BY u.updated DESC NULLS LAST, s.id, s.user_id
+          LIMIT $4"
+        )
+    };
+}
+
+/// The Sessions asked for by key: `(id, user)` pairs, or ids for any user.
+macro_rules! fetch {
+    ($sessions:expr) => {
+        concat!(
+            "WITH s AS (",
+            $sessions,
+            ")
+         SELECT s.* FROM s
+          WHERE ((s.id, s.user_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) OR s.id = ANY($3::text[]))
+            AND ($4::text IS NULL OR (s.namespace = $4 AND s.agent_name = $5))
+          ORDER BY s.id, s.user_id"
+        )
+    };
+}
+
+fn list_sql(generation: Generation) -> &'static str {
+    match generation {
+        Generation::C => list!(sessions_c!()),
+        Generation::B => list!(sessions_b!()),
+    }
+}
+
+fn fetch_sql(generation: Generation) -> &'static str {
+    match generation {
+        Generation::C => fetch!(sessions_c!()),
+        Generation::B => fetch!(sessions_b!()),
+    }
+}
+
+const FETCH_TASKS: &str = "
+SELECT k.place::int4 AS place, t.id, t.data, (extract(epoch FROM t.created_at) * 1000000)::int8 AS created
+  FROM unnest($1::uuid[]) WITH ORDINALITY AS k(history_id, place)
+  JOIN session_task t ON t.history_id = k.history_id
+ ORDER BY k.place, t.position";
+
+const FETCH_EVENTS: &str = "
+SELECT k.place::int4 AS place, e.sequence, e.task_id, e.message_id, e.data,
+       (extract(epoch FROM e.created_at) * 1000000)::int8 AS created
+  FROM unnest($1::uuid[]) WITH ORDINALITY AS k(history_id, place)
+  JOIN session_task_event e ON e.history_id = k.history_id AND e.published
+ ORDER BY k.place, e.sequence";
+
+/// The Agent of a row, unknown where its revision was deleted outright
+/// (`prepared_revision` is then NULL, §2.1).
+fn agent_id(row: &PgRow) -> Result<Option<String>, sqlx::Error> {
+    let namespace: Option<String> = row.try_get("namespace")?;
+    let name: Option<String> = row.try_get("agent_name")?;
+    Ok(namespace
+        .zip(name)
+        .map(|(namespace, name)| AgentRef { namespace, name }.kagent_id()))
+}
+
+pub async fn list(
+    source: &KagentPostgres,
+    tx: &mut sqlx::PgConnection,
+    generation: Generation,
+    query: &SessionQuery,
+) -> Result<Vec<SessionSummary>, SourceError> {
+    let rows = sqlx::query(list_sql(generation))
+        .bind(query.agent.as_ref().map(|a| a.namespace.clone()))
+        .bind(query.agent.as_ref().map(|a| a.name.clone()))
+        .bind(query.since.map(|t| t.as_millisecond() as f64 / 1000.0))
+        .bind(query.limit.map(|l| l as i64))
+        .bind(query.count_events)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(|e| source.unavailable(e))?;
+    rows.iter()
+        .map(|row| {
+            let updated: Option<f64> = row.try_get("updated")?;
+            Ok(SessionSummary {
+                key: SessionKey::new(
+                    row.try_get::<String, _>("id")?,
+                    Some(row.try_get("user_id")?),
+                ),
+                agent_id: agent_id(row)?,
+                revision: row.try_get("revision")?,
+                events: row.try_get::<Option<i64>, _>("events")?.map(|n| n as u64),
+                updated: updated.and_then(|s| Timestamp::from_microsecond((s * 1e6) as i64).ok()),
+            })
+        })
+        .collect::<Result<_, sqlx::Error>>()
+        .map_err(|e| source.unavailable(e))
+}
+
+/// One Session as listed, before its rows are read.
+struct Listed {
+    session: RawSession,
+    history: uuid::Uuid,
+    forked: bool,
+    revision_deleted: bool,
+}
+
+pub async fn fetch(
+    source: &KagentPostgres,
+    tx: &mut sqlx::PgConnection,
+    generation: Generation,
+    keys: &[SessionKey],
+    agent: Option<&AgentRef>,
+) -> Result<Vec<RawSession>, SourceError> {
+    let (mut pair_ids, mut pair_users, mut any_user) = (Vec::new(), Vec::new(), Vec::new());
+    for key in keys {
+        match &key.user_id {
+            Some(user) => {
+                pair_ids.push(key.id.clone());
+                pair_users.push(user.clone());
+            }
+            None => any_user.push(key.id.clone()),
+        }
+    }
+    let listed: Vec<Listed> = sqlx::query(fetch_sql(generation))
+        .bind(&pair_ids)
+        .bind(&pair_users)
+        .bind(&any_user)
+        .bind(agent.map(|a| a.namespace.clone()))
+        .bind(agent.map(|a| a.name.clone()))
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(|e| source.unavailable(e))?
+        .iter()
+        .map(|row| {
+            Ok(Listed {
+                session: RawSession {
+                    key: SessionKey::new(
+                        row.try_get::<String, _>("id")?,
+                        Some(row.try_get("user_id")?),
+                    ),
+                    agent_id: agent_id(row)?,
+                    raw: RawEvents::default(),
+                    record: Record::Tasks,
+                    revision: row.try_get("revision")?,
+                },
+                history: row.try_get("history_id")?,
+                forked: row.try_get("forked")?,
+                revision_deleted: row.try_get("revision_deleted")?,
+            })
+        })
+        .collect::<Result<_, sqlx::Error>>()
+        .map_err(|e| source.unavailable(e))?;
+    let histories: Vec<uuid::Uuid> = listed.iter().map(|l| l.history).collect();
+    let mut rows: Vec<SessionBytes> = listed.iter().map(|_| SessionBytes::default()).collect();
+    let slot = |row: &PgRow, rows: &mut Vec<SessionBytes>| -> Result<usize, SourceError> {
+        let place: i32 = row.try_get("place").map_err(|e| source.unavailable(e))?;
+        usize::try_from(place)
+            .ok()
+            .and_then(|p| p.checked_sub(1))
+            .filter(|p| *p < rows.len())
+            .ok_or_else(|| SourceError::Unavailable {
+                source_name: source.describe_name(),
+                detail: format!("a row of session number {place} of {}", rows.len()),
+            })
+    };
+    {
+        let mut stream = sqlx::query(FETCH_TASKS).bind(&histories).fetch(&mut *tx);
+        while let Some(row) = stream.try_next().await.map_err(|e| source.unavailable(e))? {
+            let at = slot(&row, &mut rows)?;
+            rows[at].tasks.push(BytesRow {
+                id: row.try_get("id").map_err(|e| source.unavailable(e))?,
+                message_id: None,
+                sequence: 0,
+                data: row.try_get("data").map_err(|e| source.unavailable(e))?,
+                created: row.try_get("created").map_err(|e| source.unavailable(e))?,
+            });
+        }
+    }
+    {
+        let mut stream = sqlx::query(FETCH_EVENTS).bind(&histories).fetch(&mut *tx);
+        while let Some(row) = stream.try_next().await.map_err(|e| source.unavailable(e))? {
+            let at = slot(&row, &mut rows)?;
+            rows[at].events.push(BytesRow {
+                id: row.try_get("task_id").map_err(|e| source.unavailable(e))?,
+                message_id: row
+                    .try_get("message_id")
+                    .map_err(|e| source.unavailable(e))?,
+                sequence: row.try_get("sequence").map_err(|e| source.unavailable(e))?,
+                data: row.try_get("data").map_err(|e| source.unavailable(e))?,
+                created: row.try_get("created").map_err(|e| source.unavailable(e))?,
+            });
+        }
+    }
+    let name = source.name();
+    let read = map_in_order_beside(rows, move |rows| read_session(rows, &name)).await;
+    Ok(listed
+        .into_iter()
+        .zip(read)
+        .map(|(mut listed, mut raw)| {
+            let session = SessionKey::new(listed.session.key.id.clone(), None);
+            if listed.forked {
+                raw.notes.push(Issue::new(
+                    format!("session {session}"),
+                    "a fork of another Session's checkpoint: its first turns are that Session's",
+                ));
+            }
+            if listed.revision_deleted {
+                raw.notes.push(Issue::new(
+                    format!("session {session}"),
+                    format!(
+                        "its revision {} no longer exists: what the Agent was then is unknown",
+                        listed.session.revision.as_deref().unwrap_or("?")
+                    ),
+                ));
+            }
+            listed.session.raw = raw;
+            listed.session
+        })
+        .collect())
+}
+
+/// One Session's rows as they came: the bytes of each.
+#[derive(Default)]
+pub struct SessionBytes {
+    pub tasks: Vec<BytesRow>,
+    pub events: Vec<BytesRow>,
+}
+
+/// A `session_task` row (`id` its task id) or a `session_task_event` row
+/// (`id` the task it belongs to).
+pub struct BytesRow {
+    pub id: String,
+    pub message_id: Option<String>,
+    pub sequence: i64,
+    pub data: Vec<u8>,
+    /// Microseconds since the epoch.
+    pub created: Option<i64>,
+}
+
+/// Decode a Session's rows and read them as its events; every row that
+/// does not decode is an issue naming it.
+pub fn read_session(rows: SessionBytes, source: &Arc<str>) -> RawEvents {
+    let mut raw = RawEvents::default();
+    let mut losses = Losses::default();
+    let time = |micros: Option<i64>| micros.and_then(|m| Timestamp::from_microsecond(m).ok());
+    let origin = |what: String| Origin::Row {
+        source: source.clone(),
+        event_id: what,
+    };
+    let mut tasks = Vec::new();
+    for row in rows.tasks {
+        match json::task_from_bytes(&row.data, &mut losses) {
+            Ok(task) => tasks.push(TaskRow {
+                id: row.id,
+                task,
+                created: time(row.created),
+            }),
+            Err(failure) => raw.issues.push(Issue::new(
+                origin(format!("session_task row {}", row.id)),
+                failure.to_string(),
+            )),
+        }
+    }
+    let mut events = Vec::new();
+    for row in rows.events {
+        match json::stream_response_from_bytes(&row.data, &mut losses) {
+            Ok(response) => events.push(EventRow {
+                sequence: row.sequence,
+                task_id: row.id,
+                message_id: row.message_id,
+                response,
+                created: time(row.created),
+            }),
+            Err(failure) => raw.issues.push(Issue::new(
+                origin(format!("session_task_event row {}", row.sequence)),
+                failure.to_string(),
+            )),
+        }
+    }
+    for loss in losses.0 {
+        raw.notes.push(Issue::new(origin("rows".into()), loss));
+    }
+    let conversation = timeline::conversation(&tasks, &events);
+    for note in conversation.notes {
+        raw.notes.push(Issue::new(origin("tasks".into()), note));
+    }
+    for task in &conversation.tasks {
+        match task_events(task, Protocol::V1, source) {
+            Ok(read) => raw.events.extend(read),
+            Err(issue) => raw.issues.push(issue),
+        }
+    }
+    raw
+}
