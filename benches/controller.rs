@@ -14,39 +14,19 @@
 #[path = "../tests/integration/support/mod.rs"]
 mod support;
 
+mod controller_process;
+
+use controller_process::{Controller, memory};
 use kagent_evals::k8s::crd::EvalSuite;
 use kube::Api;
 use kube::api::ListParams;
 use std::collections::HashMap;
-use std::process::{Child, Command};
+use std::process::Command;
 use std::time::{Duration, Instant};
 use support::operator::{agent, apply_suite, run_now, weather_database, weather_suite};
 
 const SUITES: usize = 500;
 const NAMESPACE: &str = "bench";
-
-/// Resident and peak resident memory of a process, in MiB.
-fn memory(pid: u32) -> (f64, f64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<f64>().ok())
-            .unwrap_or(0.0)
-            / 1024.0
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
-
-struct Controller(Child);
-
-impl Drop for Controller {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
@@ -54,19 +34,9 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
 }
 
 fn main() {
-    // `cargo test --all-targets` runs bench binaries too, without `--bench`:
-    // minutes of control plane for no test.
-    if !std::env::args().any(|a| a == "--bench") {
+    let Some(binaries) = controller_process::control_plane_when_benching() else {
         return;
-    }
-    let Some(binaries) = support::controlplane::binaries() else {
-        eprintln!("the control plane is not built: run hack/build-tools.sh");
-        std::process::exit(2);
     };
-    if support::postgres::admin_url().is_none() {
-        eprintln!("set KAGENT_EVALS_TEST_DATABASE_URL to a PostgreSQL superuser URL");
-        std::process::exit(2);
-    }
     let plane = support::controlplane::ControlPlane::start(&binaries);
     let runtime = support::runtime();
     runtime.block_on(async {

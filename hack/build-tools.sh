@@ -4,7 +4,7 @@
 # whose binaries of those versions are already there is not rebuilt.
 #
 #   hack/build-tools.sh                 # both sets
-#   hack/build-tools.sh controlplane    # kube-apiserver and etcd (hack/controlplane)
+#   hack/build-tools.sh controlplane    # kube-apiserver, etcd, kubectl (hack/controlplane)
 #   hack/build-tools.sh tools           # helm and kustomize (hack/tools)
 #
 # Prints each set's directory on stdout; build output goes to stderr. A cold
@@ -49,11 +49,13 @@ controlplane() {
   minor=${kube#v1.}
   minor=${minor%%.*}
   # The version kube-apiserver reports, and derives its compatibility
-  # version from, is stamped at link time as Kubernetes' own build does.
+  # version from, is stamped at link time as Kubernetes' own build does;
+  # kubectl reports (and checks its skew against) the same one.
   local stamp="-X k8s.io/component-base/version.gitVersion=$kube -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
   build controlplane "$dir" "kube-$kube-etcd-$etcd" \
     "kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver=$stamp" \
-    "etcd=go.etcd.io/etcd/server/v3"
+    "etcd=go.etcd.io/etcd/server/v3" \
+    "kubectl=k8s.io/kubernetes/cmd/kubectl=$stamp"
 }
 
 tools() {

@@ -58,14 +58,49 @@ pub fn endpoint(base: &str, segments: &[&str]) -> Result<reqwest::Url, String> {
 }
 
 pub fn client(timeout: Duration) -> Result<reqwest::Client, String> {
+    builder(timeout)
+        .build()
+        .map_err(|e| format!("cannot build an HTTP client: {e}"))
+}
+
+/// A client that answers a redirect with the redirect itself: a party we
+/// were pointed at does not get to point our requests somewhere else.
+pub fn client_without_redirects(timeout: Duration) -> Result<reqwest::Client, String> {
+    builder(timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| format!("cannot build an HTTP client: {e}"))
+}
+
+fn builder(timeout: Duration) -> reqwest::ClientBuilder {
     // Installing twice is harmless; the first provider stays.
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .timeout(timeout)
         .connect_timeout(Duration::from_secs(10))
         .user_agent(concat!("kagent-evals/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| format!("cannot build an HTTP client: {e}"))
+}
+
+/// A response's body, refused once it passes `limit` bytes: a server that
+/// never stops sending is not read into memory.
+pub async fn read_bounded(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, String> {
+    if response
+        .content_length()
+        .is_some_and(|length| length > limit as u64)
+    {
+        return Err(format!("a body over {limit} bytes, not read"));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| describe(&e))? {
+        if body.len() + chunk.len() > limit {
+            return Err(format!("a body over {limit} bytes, not read"));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 fn retryable(status: reqwest::StatusCode) -> bool {
@@ -77,9 +112,67 @@ pub async fn send(
     build: impl Fn() -> reqwest::RequestBuilder,
     retry: Retry,
 ) -> Result<reqwest::Response, HttpError> {
+    send_throttled(build, retry, None).await
+}
+
+/// The longest pause a `Retry-After` may ask for.
+pub const RETRY_AFTER_CAP: Duration = Duration::from_secs(60);
+
+/// One pause shared by every request to an endpoint: when it answers 429
+/// or 503 with `Retry-After`, no request is sent to it before then (capped
+/// at [`RETRY_AFTER_CAP`]), rather than each caller hammering it on its own
+/// back-off.
+#[derive(Debug, Default)]
+pub struct Throttle {
+    until: std::sync::Mutex<Option<tokio::time::Instant>>,
+}
+
+impl Throttle {
+    async fn wait(&self) {
+        let until = *self.until.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(until) = until {
+            tokio::time::sleep_until(until).await;
+        }
+    }
+
+    fn hold_for(&self, pause: Duration) {
+        let until = tokio::time::Instant::now() + pause;
+        let mut held = self.until.lock().unwrap_or_else(|e| e.into_inner());
+        if held.is_none_or(|h| h < until) {
+            *held = Some(until);
+        }
+    }
+}
+
+/// What a `Retry-After` header asks: seconds, or an HTTP date.
+fn retry_after(response: &reqwest::Response, now: jiff::Timestamp) -> Option<Duration> {
+    let value = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = jiff::fmt::rfc2822::parse(value).ok()?.timestamp();
+    Some(at.duration_since(now).try_into().unwrap_or(Duration::ZERO))
+}
+
+/// [`send`], waiting for `throttle` before each attempt and holding it for
+/// what a 429 or 503 says in `Retry-After`.
+pub async fn send_throttled(
+    build: impl Fn() -> reqwest::RequestBuilder,
+    retry: Retry,
+    throttle: Option<&Throttle>,
+) -> Result<reqwest::Response, HttpError> {
     let mut pause = retry.first_pause;
     let mut last = String::new();
     for attempt in 1..=retry.attempts.max(1) {
+        if let Some(throttle) = throttle {
+            throttle.wait().await;
+        }
+        let mut asked = None;
         match build().send().await {
             Ok(response) if response.status().is_success() => return Ok(response),
             Ok(response) if !retryable(response.status()) => {
@@ -90,16 +183,28 @@ pub async fn send(
                     message: message.chars().take(300).collect(),
                 });
             }
-            Ok(response) => last = format!("answered {}", response.status()),
+            Ok(response) => {
+                last = format!("answered {}", response.status());
+                asked = retry_after(&response, jiff::Timestamp::now())
+                    .map(|asked| asked.min(RETRY_AFTER_CAP));
+            }
             Err(e) => last = describe(&e),
         }
         if attempt < retry.attempts {
+            let wait = match (asked, throttle) {
+                (Some(asked), Some(throttle)) => {
+                    throttle.hold_for(asked);
+                    Duration::ZERO
+                }
+                (Some(asked), None) => asked,
+                (None, _) => pause,
+            };
             tracing::debug!(
                 attempt,
-                pause_ms = pause.as_millis() as u64,
+                pause_ms = wait.as_millis() as u64,
                 "retrying: {last}"
             );
-            tokio::time::sleep(pause).await;
+            tokio::time::sleep(wait).await;
             pause *= 2;
         }
     }

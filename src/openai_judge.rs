@@ -4,7 +4,7 @@
 //! that ignore it.
 
 use crate::core::judge::{Judge, JudgeAnswer, JudgeError, JudgeRequest};
-use crate::http_client::{self, HttpError, Retry};
+use crate::http_client::{self, HttpError, Retry, Throttle};
 use crate::resolve::{JudgeAuth, JudgeSettings};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,7 +12,6 @@ use std::time::Instant;
 
 pub struct OpenAiJudge {
     completions: reqwest::Url,
-    models: reqwest::Url,
     model: String,
     auth: JudgeAuth,
     query: Vec<(String, String)>,
@@ -24,6 +23,9 @@ pub struct OpenAiJudge {
     /// Set once the endpoint refused structured output; later requests go
     /// without it and rely on the answer parser.
     plain_json: AtomicBool,
+    /// Shared by the run's concurrent calls: a 429 or 503 with
+    /// `Retry-After` pauses them all.
+    throttle: Throttle,
 }
 
 impl OpenAiJudge {
@@ -50,7 +52,7 @@ impl OpenAiJudge {
         Ok(OpenAiJudge {
             client: http_client::client(settings.timeout).map_err(JudgeError)?,
             completions: route(&["chat", "completions"])?,
-            models: route(&["models"])?,
+
             model: settings.model.clone(),
             auth: settings.auth.clone(),
             query: settings.query.clone(),
@@ -58,6 +60,7 @@ impl OpenAiJudge {
             retry,
             name,
             plain_json: AtomicBool::new(false),
+            throttle: Throttle::default(),
         })
     }
 
@@ -96,40 +99,66 @@ impl OpenAiJudge {
 
 impl OpenAiJudge {
     async fn post(&self, body: &Value) -> Result<reqwest::Response, HttpError> {
-        http_client::send(
+        http_client::send_throttled(
             || {
                 self.request(reqwest::Method::POST, &self.completions)
                     .json(body)
             },
             self.retry,
+            Some(&self.throttle),
         )
         .await
     }
 }
 
 impl Judge for OpenAiJudge {
-    /// `GET /models`, which every OpenAI-compatible server answers cheaply;
-    /// a server without it (404, 405) is reachable, which is what counts.
+    /// One chat completion of one token from the configured model: a
+    /// wrong model name, a key without chat permission or a proxy that
+    /// lists models but refuses completions all fail here, once, rather
+    /// than every judged case one by one. Models that refuse `max_tokens`
+    /// (OpenAI's reasoning models) are asked with `max_completion_tokens`.
     async fn check(&self) -> Result<(), JudgeError> {
-        match http_client::send(
-            || self.request(reqwest::Method::GET, &self.models),
-            self.retry,
-        )
-        .await
-        {
-            Ok(_) => Ok(()),
-            Err(HttpError::Status { status, .. })
-                if status == reqwest::StatusCode::NOT_FOUND
-                    || status == reqwest::StatusCode::METHOD_NOT_ALLOWED =>
+        let ask = |limit: &str| {
+            json!({
+                "model": self.model,
+                "messages": [{"role": "user", "content": "Answer with one word: ready."}],
+                limit: 1,
+            })
+        };
+        let response = match self.post(&ask("max_tokens")).await {
+            Err(HttpError::Status { status, message })
+                if status == reqwest::StatusCode::BAD_REQUEST
+                    && message.contains("max_completion_tokens") =>
             {
-                Ok(())
+                self.post(&ask("max_completion_tokens")).await
             }
-            Err(error) => Err(self.failure(error)),
+            other => other,
         }
+        .map_err(|e| {
+            JudgeError(format!(
+                "a one-token completion from model {} failed: {}",
+                self.model,
+                self.failure(e).0
+            ))
+        })?;
+        let answer: Value = response.json().await.map_err(|e| {
+            JudgeError(format!(
+                "{} answered a one-token completion with a body that is not JSON: {e}",
+                self.name
+            ))
+        })?;
+        if answer["choices"].as_array().is_none_or(Vec::is_empty) {
+            return Err(JudgeError(format!(
+                "{} answered a one-token completion from model {} without choices",
+                self.name, self.model
+            )));
+        }
+        Ok(())
     }
 
     async fn ask(&self, request: &JudgeRequest) -> Result<JudgeAnswer, JudgeError> {
-        let mut body = json!({"model": self.model, "messages": request.messages});
+        let model = request.model.as_deref().unwrap_or(&self.model);
+        let mut body = json!({"model": model, "messages": request.messages});
         if let Some(temperature) = request.temperature {
             body["temperature"] = json!(temperature);
         }
@@ -182,6 +211,9 @@ impl Judge for OpenAiJudge {
         };
         let tokens = |field: &str| answer["usage"][field].as_u64().unwrap_or(0);
         Ok(JudgeAnswer {
+            model: answer["model"]
+                .as_str()
+                .map_or_else(|| model.to_string(), String::from),
             content,
             prompt_tokens: tokens("prompt_tokens"),
             completion_tokens: tokens("completion_tokens"),

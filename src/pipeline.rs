@@ -4,12 +4,13 @@
 //! in memory at a time: two being fetched, one waiting, one being scored.
 //! The command line and the run reconciler both go this one way.
 
-use crate::a2a::{A2aClient, AgentUnavailable, ProbeEnd};
-use crate::core::judge::{Judge, JudgeError};
+use crate::a2a::{A2aClient, AgentUnavailable, ProbeEnd, ProbeError};
+use crate::core::judge::budget::Budgeted;
+use crate::core::judge::{Judge, JudgeError, JudgeUsage};
 use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{Session, SessionKey};
-use crate::core::suite::compile::{CompiledSuite, Probe, Selector};
-use crate::core::suite::report::Report;
+use crate::core::suite::compile::{CompiledSuite, Probe, Selector, Turns};
+use crate::core::suite::report::{Report, SimulatedConversation};
 use crate::core::suite::scoring::ReportBuilder;
 use crate::core::task::Record;
 use crate::http_client::Retry;
@@ -50,8 +51,8 @@ pub fn open(resolution: &Resolution) -> Result<Opened, OpenError> {
         .transpose()?;
     let agent = resolution
         .agent_endpoint
-        .as_deref()
-        .map(A2aClient::new)
+        .as_ref()
+        .map(|endpoint| A2aClient::new(&endpoint.url, endpoint.protocol.clone()))
         .transpose()
         .map_err(OpenError::Agent)?;
     Ok(Opened {
@@ -75,6 +76,7 @@ pub fn query(suite: &CompiledSuite, now: Timestamp) -> SessionQuery {
         since: suite.since.and_then(|d| now.checked_sub(d).ok()),
         limit: Some(suite.limit.unwrap_or(DEFAULT_SESSION_LIMIT)),
         include_sub_agent_sessions: suite.include_sub_agent_sessions,
+        include_forked_sessions: suite.include_forked_sessions,
         count_events: false,
     }
 }
@@ -98,6 +100,9 @@ pub fn describe(query: &SessionQuery, source: &str) -> String {
     if query.include_sub_agent_sessions {
         text.push_str(", sub-agent sessions included,");
     }
+    if query.include_forked_sessions {
+        text.push_str(", forked sessions included,");
+    }
     text.push_str(&format!(" in {source}"));
     text
 }
@@ -116,6 +121,15 @@ pub enum RunError {
     NoAgentEndpoint(String),
 }
 
+impl From<ProbeError> for RunError {
+    fn from(error: ProbeError) -> Self {
+        match error {
+            ProbeError::Agent(e) => RunError::Agent(e),
+            ProbeError::Simulator(e) => RunError::Judge(e),
+        }
+    }
+}
+
 /// How long a probe's session may take to appear in the source after the
 /// Agent answered (runtimes store events as they go, the last ones as the
 /// turn ends).
@@ -123,8 +137,12 @@ const SESSION_SETTLE: Duration = Duration::from_secs(10);
 
 /// What one probe run left: its session, or why there is none to score.
 enum ProbeAttempt {
-    Session(Box<Session>),
-    NotScored { why: String, failed: bool },
+    /// The session, and how long the run took by the prober's own clock.
+    Session(Box<Session>, f64),
+    NotScored {
+        why: String,
+        failed: bool,
+    },
 }
 
 /// Score `suite` on the sessions `source` holds, asking `judge` for judged
@@ -143,6 +161,7 @@ pub async fn run_suite(
     if suite.uses_judge() {
         judge.check().await?;
     }
+    let judge = &Budgeted::new(judge, suite.judge.as_ref());
     let mut run = ReportBuilder::new(suite).with_trajectories(with_trajectories);
     run_probes(suite, source, judge, agent, &mut run).await?;
     let needs_selection = suite
@@ -199,6 +218,7 @@ pub async fn run_suite(
         },
     )
     .await?;
+    run.read_from(source.describe());
     Ok(run.finish())
 }
 
@@ -288,26 +308,56 @@ async fn run_probes(
             case.name
         )));
     };
+    run.probed_with(agent.protocol().await?.describe());
     let concurrency = suite.probes.map_or(1, |l| l.concurrency as usize);
     // Collected first, so the stream holds futures and not a closure, which
     // the compiler cannot prove `Send` for every lifetime in the controller.
     let mut runs = Vec::with_capacity(planned.len());
     for (index, probe) in planned {
-        runs.push(probe_attempt(suite, source, agent, index, probe));
+        runs.push(probe_attempt(suite, source, agent, judge, index, probe));
     }
-    let results: Vec<(usize, String, String, ProbeAttempt)> = futures::stream::iter(runs)
+    let results: Vec<Attempted> = futures::stream::iter(runs)
         .buffered(concurrency)
         .try_collect()
         .await?;
-    for (index, context, user, outcome) in results {
-        match outcome {
-            ProbeAttempt::Session(session) => run.score_probe(index, &session, judge).await,
-            ProbeAttempt::NotScored { why, failed } => {
-                run.probe_not_scored(index, &context, &user, why, failed)
+    let mut sessions = Vec::new();
+    for attempted in &results {
+        run.add_judge_usage(&attempted.simulator_usage);
+        match &attempted.outcome {
+            ProbeAttempt::Session(session, witnessed) => {
+                sessions.push((attempted.index, session.as_ref(), *witnessed))
             }
+            ProbeAttempt::NotScored { why, failed } => run.probe_not_scored(
+                attempted.index,
+                &attempted.context,
+                &attempted.user,
+                why.clone(),
+                *failed,
+            ),
+        }
+    }
+    run.score_probes(&sessions, judge).await;
+    for attempted in results {
+        if let Some(conversation) = attempted.simulated {
+            let id = match &attempted.outcome {
+                ProbeAttempt::Session(session, _) => session.key.id.clone(),
+                ProbeAttempt::NotScored { .. } => attempted.context.clone(),
+            };
+            run.simulated(attempted.index, &id, conversation);
         }
     }
     Ok(())
+}
+
+/// One probe run of case `index`: its conversation id and user, what it
+/// left, and, for a simulated user, what was said and what it cost.
+struct Attempted {
+    index: usize,
+    context: String,
+    user: String,
+    outcome: ProbeAttempt,
+    simulated: Option<SimulatedConversation>,
+    simulator_usage: JudgeUsage,
 }
 
 /// One run of a probe in a fresh conversation, and what it left.
@@ -315,26 +365,49 @@ async fn probe_attempt(
     suite: &CompiledSuite,
     source: &impl SessionSource,
     agent: &A2aClient,
+    simulator: &impl Judge,
     index: usize,
     probe: &Probe,
-) -> Result<(usize, String, String, ProbeAttempt), RunError> {
+) -> Result<Attempted, RunError> {
     let context = uuid::Uuid::new_v4().to_string();
-    let outcome = match agent.run(probe, &context).await? {
+    // The witness: from the first message sent to the last answer settled.
+    let started = tokio::time::Instant::now();
+    let ran = agent.run(probe, &context, simulator).await?;
+    let witnessed = started.elapsed().as_secs_f64();
+    let outcome = match ran.end {
         ProbeEnd::Failed(why) => ProbeAttempt::NotScored { why, failed: true },
-        ProbeEnd::Completed => probe_session(suite, source, &context, &probe.user_id).await?,
+        ProbeEnd::Refused(why) => ProbeAttempt::NotScored { why, failed: false },
+        ProbeEnd::Completed => {
+            match probe_session(suite, source, &context, &probe.user_id).await? {
+                Ok(session) => ProbeAttempt::Session(session, witnessed),
+                Err(why) => ProbeAttempt::NotScored { why, failed: false },
+            }
+        }
     };
-    Ok((index, context, probe.user_id.clone(), outcome))
+    let simulated = matches!(probe.turns, Turns::Scenario(_)).then(|| SimulatedConversation {
+        turns: ran.transcript,
+        ended: ran.ended,
+    });
+    Ok(Attempted {
+        index,
+        context,
+        user: probe.user_id.clone(),
+        outcome,
+        simulated,
+        simulator_usage: ran.usage,
+    })
 }
 
 /// The session a probe run made, read back by its context id: the probe
 /// user's, else any user's with that id (the id is fresh, and a runtime
-/// that does not honour `X-User-Id` records a user of its own).
+/// that does not honour `X-User-Id` records a user of its own); or why
+/// there is none.
 async fn probe_session(
     suite: &CompiledSuite,
     source: &impl SessionSource,
     context: &str,
     user: &str,
-) -> Result<ProbeAttempt, RunError> {
+) -> Result<Result<Box<Session>, String>, RunError> {
     let keys = [
         SessionKey::new(context, Some(user.to_string())),
         SessionKey::new(context, None),
@@ -359,14 +432,11 @@ async fn probe_session(
             .is_some_and(|s| s.record == Record::Tasks || !s.raw.events.is_empty());
         if complete || started.elapsed() >= SESSION_SETTLE {
             return Ok(match found.into_iter().next() {
-                Some(raw) => ProbeAttempt::Session(Box::new(raw.normalise())),
-                None => ProbeAttempt::NotScored {
-                    why: format!(
-                        "the Agent answered, and its session {context} was not found in {}",
-                        source.describe()
-                    ),
-                    failed: false,
-                },
+                Some(raw) => Ok(Box::new(raw.normalise())),
+                None => Err(format!(
+                    "the Agent answered, and its session {context} was not found in {}",
+                    source.describe()
+                )),
             });
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
@@ -438,6 +508,7 @@ mod tests {
                 .map(|key| RawSession {
                     key: key.clone(),
                     revision: None,
+                    rows: None,
                     agent_id: None,
                     raw: read_jsonl(EVENTS.as_bytes(), "memory", KeepJson::No).unwrap(),
                     record: Record::Events,

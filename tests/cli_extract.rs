@@ -63,7 +63,7 @@ fn malformed_lines_are_each_reported_and_the_good_events_survive() {
             "warning: {file}:6: line is {} bytes, over the 16 MiB limit",
             (17 << 20) + 1
         ),
-        format!("warning: {file}:7: field `timestamp`: not a valid time"),
+        format!("note: {file}:7: field `timestamp`: not a valid time: its latency unmeasured"),
         format!(
             "warning: {file}:7: field `content.parts[0].text`: expected a string, found a number"
         ),

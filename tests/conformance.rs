@@ -47,7 +47,7 @@ fn run_match(case: &Value, matching: Matching) -> Result<bool, String> {
             );
             Ok(b)
         }
-        Score::Number(_) => panic!("agentevals scores are booleans"),
+        Score::Number(_) | Score::NotAvailable => panic!("agentevals scores are booleans"),
     }
 }
 

@@ -69,6 +69,10 @@ fn exposition() -> String {
         .get_or_create(&suite)
         .set(1_700_000_000);
     metrics.schedule_interval.get_or_create(&suite).set(86_400);
+    metrics.mean_cost.get_or_create(&suite).set(0.01);
+    metrics.mean_latency.get_or_create(&suite).set(3.5);
+    metrics.mean_tokens.get_or_create(&suite).set(1500.0);
+    metrics.non_blocking_failures.get_or_create(&suite).set(1);
     metrics.case_passed.get_or_create(&case).set(1);
     metrics.case_probe_pass_rate.get_or_create(&case).set(0.5);
     metrics

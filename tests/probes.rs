@@ -128,9 +128,24 @@ fn probes_against_a_live_kagent_agent() {
         .collect();
     assert!(!probes.is_empty());
     for probe in &probes {
-        assert_eq!(header(probe, "x-user-id").as_deref(), Some("probe-a"));
+        if probe["method"] == "POST" {
+            assert_eq!(header(probe, "x-user-id").as_deref(), Some("probe-a"));
+        }
         assert_eq!(header(probe, "authorization"), None, "{probe}");
     }
+    // The version spoken is the one the Agent's card offers.
+    assert!(
+        probes.iter().any(|r| r["method"] == "GET"
+            && r["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("/.well-known/agent.json")),
+        "{probes:?}"
+    );
+    assert_eq!(
+        passed.report["probedWith"],
+        "A2A 0.3, from the agent card (it offers 0.3.0)"
+    );
     assert!(
         requests
             .iter()
@@ -349,5 +364,200 @@ fn a_probe_needs_the_suites_opt_in() {
     assert!(
         stderr.contains("cases[0].probe") && stderr.contains("probes.enabled"),
         "{stderr}"
+    );
+}
+
+/// A stand-in for an Agent that misbehaves in one way, `mode`: it answers
+/// JSON-RPC at `/`, and every request it gets is counted.
+mod hostile {
+    use axum::Router;
+    use axum::body::Body;
+    use axum::extract::State;
+    use axum::http::{StatusCode, header};
+    use axum::response::{IntoResponse, Response};
+    use axum::routing::post;
+    use serde_json::{Value, json};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    pub struct Agent {
+        pub url: String,
+        pub requests: Arc<AtomicUsize>,
+        _runtime: tokio::runtime::Runtime,
+    }
+
+    #[derive(Clone)]
+    struct Mode {
+        name: &'static str,
+        requests: Arc<AtomicUsize>,
+        redirect_to: Option<String>,
+    }
+
+    fn completed(context: &Value, state: &str, v1: bool) -> Value {
+        let task = json!({"id": "t1", "contextId": context, "status": {"state": state}});
+        if v1 {
+            json!({"jsonrpc": "2.0", "id": "1", "result": {"task": task}})
+        } else {
+            let mut task = task;
+            task["kind"] = json!("task");
+            json!({"jsonrpc": "2.0", "id": "1", "result": task})
+        }
+    }
+
+    async fn answer(State(mode): State<Mode>, body: axum::body::Bytes) -> Response {
+        let seen = mode.requests.fetch_add(1, Ordering::SeqCst);
+        let request: Value = serde_json::from_slice(&body).unwrap_or_default();
+        let context = request["params"]["message"]["contextId"].clone();
+        let json = |value: Value| axum::Json(value).into_response();
+        match mode.name {
+            "0.3 body" => json(completed(&context, "completed", false)),
+            "1.0 body" => json(completed(&context, "TASK_STATE_COMPLETED", true)),
+            "another conversation" => json(completed(
+                &json!("someone-else"),
+                "TASK_STATE_COMPLETED",
+                true,
+            )),
+            "busy once" if seen == 0 => json(json!({"jsonrpc": "2.0", "id": "1", "error": {
+                "code": -32004, "message": "input was not accepted; retry after the session becomes available"}})),
+            "busy once" => json(completed(&context, "TASK_STATE_COMPLETED", true)),
+            "endless" => {
+                let chunk = axum::body::Bytes::from(vec![b' '; 1 << 20]);
+                let stream =
+                    futures::stream::repeat_with(move || Ok::<_, std::io::Error>(chunk.clone()));
+                Response::new(Body::from_stream(stream))
+            }
+            "redirect" => (
+                StatusCode::TEMPORARY_REDIRECT,
+                [(header::LOCATION, mode.redirect_to.clone().unwrap())],
+            )
+                .into_response(),
+            other => panic!("no mode {other}"),
+        }
+    }
+
+    pub fn start(name: &'static str, redirect_to: Option<String>) -> Agent {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let requests = Arc::new(AtomicUsize::new(0));
+        let mode = Mode {
+            name,
+            requests: requests.clone(),
+            redirect_to,
+        };
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        let app = Router::new().route("/", post(answer)).with_state(mode);
+        runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Agent {
+            url,
+            requests,
+            _runtime: runtime,
+        }
+    }
+}
+
+/// An Agent that answers in the other version, in another conversation,
+/// without end or with a redirect: the run names what happened and no
+/// session is scored as the probe's; a busy session is asked once more.
+#[test]
+fn a_misbehaving_agent_is_named_and_never_scored() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = suite(
+        dir.path(),
+        "hostile",
+        json!([{
+            "name": "asks",
+            "probe": {"input": "What is the weather in London?", "userId": "probe-a"},
+            "evaluators": [{"name": "safe", "type": "safety", "safety": {"forbidden": ["delete_file"]}}]
+        }]),
+    );
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/weather/sessions/weather-grounded.jsonl"
+    );
+    let run = |agent: &str, protocol: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+            .args(["run", &file, "--format", "json", "--fixture", fixture])
+            .args(["--a2a-url", agent, "--a2a-protocol", protocol])
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+        (
+            output.status.code(),
+            report,
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+
+    let old = hostile::start("0.3 body", None);
+    let (code, _, stderr) = run(&old.url, "1.0");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("answered an A2A 1.0 request with a body of A2A 0.3"),
+        "{stderr}"
+    );
+
+    let new = hostile::start("1.0 body", None);
+    let (code, _, stderr) = run(&new.url, "0.3");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("answered an A2A 0.3 request with a SendMessageResponse of A2A 1.0"),
+        "{stderr}"
+    );
+
+    let elsewhere = hostile::start("another conversation", None);
+    let (code, report, stderr) = run(&elsewhere.url, "1.0");
+    assert_eq!(
+        code,
+        Some(2),
+        "an error of the case, not a verdict: {report} {stderr}"
+    );
+    let asks = &report["cases"][0];
+    assert_eq!(asks["outcome"], "Error", "{report}");
+    let error = asks["sessions"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("answered in conversation someone-else"),
+        "{error}"
+    );
+    assert!(
+        asks["sessions"][0]["evaluations"]
+            .as_array()
+            .is_none_or(Vec::is_empty),
+        "{report}"
+    );
+
+    let busy = hostile::start("busy once", None);
+    let (code, report, stderr) = run(&busy.url, "1.0");
+    assert_eq!(code, Some(0), "{report} {stderr}");
+    assert_eq!(
+        busy.requests.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "sent once more after -32004"
+    );
+
+    let endless = hostile::start("endless", None);
+    let (code, _, stderr) = run(&endless.url, "1.0");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("a body over 16777216 bytes, not read"),
+        "{stderr}"
+    );
+
+    let elsewhere_host = hostile::start("1.0 body", None);
+    let redirecting = hostile::start("redirect", Some(elsewhere_host.url.clone()));
+    let (code, _, stderr) = run(&redirecting.url, "1.0");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("307"), "{stderr}");
+    assert_eq!(
+        elsewhere_host
+            .requests
+            .load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "the redirect is not followed"
     );
 }

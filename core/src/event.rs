@@ -23,6 +23,11 @@ pub struct Event {
     pub partial: bool,
     pub content: Content,
     pub usage: Option<Usage>,
+    /// Why the usage metadata could not be read (a negative or fractional
+    /// count, say): the tokens are then unmeasured, not the event unread.
+    pub usage_problem: Option<String>,
+    /// Why the timestamp could not be read: the latency is then unmeasured.
+    pub time_problem: Option<String>,
     /// The model that produced the event, for pricing.
     pub model: Option<String>,
     pub end_of_agent: bool,
@@ -80,6 +85,10 @@ pub struct Usage {
     pub prompt_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
     pub total_tokens: Option<u64>,
+    /// The model's reasoning (Gemini's thoughts), for ADK's token metric.
+    pub thoughts_tokens: Option<u64>,
+    /// A tool's prompt, for ADK's token metric.
+    pub tool_use_prompt_tokens: Option<u64>,
 }
 
 impl Usage {
@@ -137,6 +146,16 @@ mod names {
         "CandidatesTokenCount",
     ];
     pub const TOTAL_TOKENS: &[&str] = &["total_token_count", "totalTokenCount", "TotalTokenCount"];
+    pub const THOUGHTS_TOKENS: &[&str] = &[
+        "thoughts_token_count",
+        "thoughtsTokenCount",
+        "ThoughtsTokenCount",
+    ];
+    pub const TOOL_USE_PROMPT_TOKENS: &[&str] = &[
+        "tool_use_prompt_token_count",
+        "toolUsePromptTokenCount",
+        "ToolUsePromptTokenCount",
+    ];
 }
 
 impl Event {
@@ -279,20 +298,37 @@ impl Reader {
         }
     }
 
+    /// A field that only measures (a time, token counts): what of it could
+    /// not be read leaves that measure unmeasured, with the reason, and the
+    /// event readable.
+    fn measured<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Option<T>,
+    ) -> (Option<T>, Option<String>) {
+        let before = self.issues.len();
+        let value = read(self);
+        let problems: Vec<String> = self.issues.drain(before..).map(|i| i.to_string()).collect();
+        (value, (!problems.is_empty()).then(|| problems.join("; ")))
+    }
+
     fn event(&mut self, obj: &Map<String, Value>) -> Event {
         let actions = self.object(obj, names::ACTIONS, "");
         let end_of_agent = match actions {
             Some((path, actions)) => self.flag(actions, names::END_OF_AGENT, &path),
             None => false,
         };
+        let (timestamp, time_problem) = self.measured(|r| r.timestamp(obj));
+        let (usage, usage_problem) = self.measured(|r| r.usage(obj));
         Event {
             id: self.string(obj, names::ID, ""),
             invocation_id: self.string(obj, names::INVOCATION_ID, ""),
             author: self.string(obj, names::AUTHOR, ""),
-            timestamp: self.timestamp(obj),
+            timestamp,
+            time_problem,
             partial: self.flag(obj, names::PARTIAL, ""),
             content: self.content(obj),
-            usage: self.usage(obj),
+            usage,
+            usage_problem,
             model: self.string(obj, names::MODEL, ""),
             end_of_agent,
             error_code: self.scalar_text(obj, names::ERROR_CODE),
@@ -322,6 +358,7 @@ impl Reader {
         let parsed = match value {
             Value::Number(n) => n
                 .as_f64()
+                .filter(|secs| *secs >= 0.0)
                 .and_then(|secs| jiff::SignedDuration::try_from_secs_f64(secs).ok())
                 .and_then(|d| Timestamp::from_duration(d).ok()),
             Value::String(s) => s.parse::<Timestamp>().ok(),
@@ -342,6 +379,8 @@ impl Reader {
             prompt_tokens: self.count(usage, names::PROMPT_TOKENS, &path),
             completion_tokens: self.count(usage, names::COMPLETION_TOKENS, &path),
             total_tokens: self.count(usage, names::TOTAL_TOKENS, &path),
+            thoughts_tokens: self.count(usage, names::THOUGHTS_TOKENS, &path),
+            tool_use_prompt_tokens: self.count(usage, names::TOOL_USE_PROMPT_TOKENS, &path),
         })
     }
 
@@ -468,10 +507,14 @@ mod tests {
             paths,
             [
                 "author",
-                "timestamp",
                 "content.parts[1]",
                 "content.parts[2].function_call"
             ]
+        );
+        // A time only measures: the event stays readable, its latency not.
+        assert_eq!(
+            event.time_problem.as_deref(),
+            Some("field `timestamp`: expected epoch seconds or an RFC 3339 time, found a boolean")
         );
     }
 

@@ -69,12 +69,13 @@ pub struct RawEvent {
 }
 
 impl RawEvent {
-    /// An event object read the general way.
-    pub fn from_value(origin: Origin, value: Value) -> RawEvent {
+    /// An event object read the general way; its JSON text kept when
+    /// `keep` says so.
+    pub fn from_value(origin: Origin, value: Value, keep: KeepJson) -> RawEvent {
         let (event, field_issues) = Event::from_json(&value);
         RawEvent {
             origin,
-            json: Some(value.to_string().into()),
+            json: (keep == KeepJson::Yes).then(|| value.to_string().into()),
             event: Box::new(event),
             field_issues,
         }
@@ -245,7 +246,12 @@ fn unwrap_row(value: Value, origin: Origin, keep: KeepJson) -> Result<(RawEvent,
             .iter()
             .any(|k| obj.contains_key(*k));
     if !is_row {
-        return Ok((RawEvent::from_value(origin, Value::Object(obj)), 0));
+        // Read the general way: the JSON is kept whatever `keep` says, as
+        // the fixture source tells a file of A2A tasks by it.
+        return Ok((
+            RawEvent::from_value(origin, Value::Object(obj), KeepJson::Yes),
+            0,
+        ));
     }
     let row_origin = match (&origin, obj.get("id").and_then(Value::as_str)) {
         (Origin::Line { file, line }, Some(id)) => Origin::Row {
@@ -256,7 +262,9 @@ fn unwrap_row(value: Value, origin: Origin, keep: KeepJson) -> Result<(RawEvent,
     };
     match obj.remove("data") {
         Some(Value::String(inner)) => parse_text(&inner, row_origin, keep),
-        Some(inner @ Value::Object(_)) => Ok((RawEvent::from_value(row_origin, inner), 0)),
+        Some(inner @ Value::Object(_)) => {
+            Ok((RawEvent::from_value(row_origin, inner, KeepJson::Yes), 0))
+        }
         Some(other) => Err(Issue::new(
             &row_origin,
             format!(

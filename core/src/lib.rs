@@ -9,6 +9,7 @@
 
 pub mod a2a_v1;
 pub mod convert;
+pub mod efficiency;
 pub mod event;
 pub mod formats;
 pub mod ingest;

@@ -95,9 +95,15 @@ static CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)(?P<scheme>\b(?:bearer|basic|token)\s+)(?P<token>[A-Za-z0-9\-._~+/]{8,}=*)",
         r"|(?P<header>\b(?:set-cookie|cookie)\s*:\s*)(?P<cookie>[^\r\n]+)",
         r"|(?P<url>\b[a-z][a-z0-9+.\-]*://)(?P<userinfo>[^\s/@:]+:[^\s/@]*|[^\s/@:]+)@",
+        // Said in prose: "my password is X", "token: X", "api key = X".
+        r#"|(?P<said>\b(?:password|passwd|passphrase|pwd|secret|token|api[ _-]?key|access[ _-]?key)s?\s*(?:is|was|:|=)\s*)(?P<spoken>[^\s,;"'`]{3,})"#,
     ))
     .expect("valid regex")
 });
+
+/// Shorter secrets are not masked where they recur: a two-letter value
+/// would mask half the words of a conversation.
+const MIN_RECURRING_SECRET: usize = 4;
 
 /// Exactly a redaction: left as it is.
 fn is_scrubbed(value: &Value) -> bool {
@@ -118,6 +124,8 @@ pub fn redact_text(text: &str) -> (String, usize) {
     let clean = CREDENTIALS.replace_all(&jwt_free, |c: &regex::Captures<'_>| {
         let (kept, secret) = if let Some(scheme) = c.name("scheme") {
             (scheme.as_str(), c.name("token").map_or("", |m| m.as_str()))
+        } else if let Some(said) = c.name("said") {
+            (said.as_str(), c.name("spoken").map_or("", |m| m.as_str()))
         } else if let Some(header) = c.name("header") {
             (header.as_str(), c.name("cookie").map_or("", |m| m.as_str()))
         } else {
@@ -144,20 +152,106 @@ pub struct Redaction {
     pub paths: Vec<String>,
 }
 
-/// Redact in place.
+/// Redact in place: every credential where it is found, and then, as CI
+/// systems mask a secret in every log line, wherever else its value
+/// recurs (a password under `custom_metadata.password` also in the
+/// user's message and in a `note`).
 pub fn redact(value: &mut Value) -> Redaction {
+    let secrets = Secrets::of([&*value]);
+    redact_with(value, &secrets)
+}
+
+/// Redact in place, masking too every value of `secrets`: those of a whole
+/// session, for one of its events or a case made from it.
+pub fn redact_with(value: &mut Value, secrets: &Secrets) -> Redaction {
     let mut redaction = Redaction::default();
-    walk(value, &mut String::new(), &mut redaction, true);
+    walk(value, &mut String::new(), &mut redaction, true, secrets);
     redaction.paths.dedup();
     redaction
 }
 
 /// The paths of unredacted secrets, leaving the value as it is.
 pub fn find_secrets(value: &Value) -> Vec<String> {
+    let secrets = Secrets::of([value]);
     let mut copy = value.clone();
     let mut redaction = Redaction::default();
-    walk(&mut copy, &mut String::new(), &mut redaction, false);
+    walk(
+        &mut copy,
+        &mut String::new(),
+        &mut redaction,
+        false,
+        &secrets,
+    );
     redaction.paths
+}
+
+/// Secret values found in some values, longest first, to mask wherever
+/// they recur. Never printed: it holds the secrets themselves.
+pub struct Secrets(Vec<String>);
+
+impl Secrets {
+    /// Every secret value in `values`: under a credential-like key, and
+    /// the credentials in their strings.
+    pub fn of<'v>(values: impl IntoIterator<Item = &'v Value>) -> Secrets {
+        let mut found = Vec::new();
+        for value in values {
+            collect_secrets(value, false, &mut found);
+        }
+        found.retain(|s| s.chars().count() >= MIN_RECURRING_SECRET && s != REDACTED);
+        found.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        found.dedup();
+        Secrets(found)
+    }
+
+    /// The text with every known secret masked, and how many there were.
+    fn mask(&self, text: &str) -> (String, usize) {
+        let mut count = 0;
+        let mut out = text.to_string();
+        for secret in &self.0 {
+            let found = out.matches(secret.as_str()).count();
+            if found > 0 {
+                count += found;
+                out = out.replace(secret.as_str(), REDACTED);
+            }
+        }
+        (out, count)
+    }
+}
+
+fn collect_secrets(value: &Value, secret_key: bool, found: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                collect_secrets(item, is_secret_key(key), found);
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|i| collect_secrets(i, secret_key, found)),
+        Value::String(text) => {
+            if text.trim_start().starts_with('{')
+                && let Ok(inner @ Value::Object(_)) = serde_json::from_str::<Value>(text)
+            {
+                return collect_secrets(&inner, false, found);
+            }
+            if secret_key && !is_scrubbed(value) {
+                found.push(text.clone());
+                // `Bearer X`: X recurs on its own.
+                found.extend(text.split_whitespace().skip(1).map(String::from));
+            }
+            found.extend(JWT.find_iter(text).map(|m| m.as_str().to_string()));
+            for c in CREDENTIALS.captures_iter(text) {
+                for name in ["token", "spoken", "cookie"] {
+                    found.extend(c.name(name).map(|m| m.as_str().to_string()));
+                }
+                // A URL's password, not its user name.
+                let password = c.name("userinfo").and_then(|m| m.as_str().split_once(':'));
+                found.extend(password.map(|(_, p)| p.to_string()));
+            }
+        }
+        Value::Number(n) if secret_key => found.push(n.to_string()),
+        _ => {}
+    }
 }
 
 fn record(redaction: &mut Redaction, path: &str, count: usize) {
@@ -168,13 +262,21 @@ fn record(redaction: &mut Redaction, path: &str, count: usize) {
     }
 }
 
-fn walk(value: &mut Value, path: &mut String, redaction: &mut Redaction, rename_keys: bool) {
+fn walk(
+    value: &mut Value,
+    path: &mut String,
+    redaction: &mut Redaction,
+    rename_keys: bool,
+    known: &Secrets,
+) {
     match value {
         Value::Object(map) => {
             let entries = std::mem::take(map);
             let mut rebuilt = Map::new();
             for (key, mut item) in entries {
-                let (mut clean_key, in_key) = redact_text(&key);
+                let (clean_key, in_text) = redact_text(&key);
+                let (mut clean_key, recurring) = known.mask(&clean_key);
+                let in_key = in_text + recurring;
                 let len = path.len();
                 if !path.is_empty() {
                     path.push('.');
@@ -190,7 +292,7 @@ fn walk(value: &mut Value, path: &mut String, redaction: &mut Redaction, rename_
                     record(redaction, path, 1);
                     item = Value::String(REDACTED.into());
                 } else {
-                    walk(&mut item, path, redaction, rename_keys);
+                    walk(&mut item, path, redaction, rename_keys, known);
                 }
                 path.truncate(len);
                 // Two keys redacted to one name stay two entries.
@@ -208,7 +310,7 @@ fn walk(value: &mut Value, path: &mut String, redaction: &mut Redaction, rename_
             for (i, item) in items.iter_mut().enumerate() {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
-                walk(item, path, redaction, rename_keys);
+                walk(item, path, redaction, rename_keys, known);
                 path.truncate(len);
             }
         }
@@ -219,15 +321,16 @@ fn walk(value: &mut Value, path: &mut String, redaction: &mut Redaction, rename_
                 && let Ok(mut inner @ Value::Object(_)) = serde_json::from_str::<Value>(text)
             {
                 let before = redaction.count;
-                walk(&mut inner, path, redaction, rename_keys);
+                walk(&mut inner, path, redaction, rename_keys, known);
                 if redaction.count > before {
                     *text = inner.to_string();
                 }
                 return;
             }
             let (clean, count) = redact_text(text);
-            if count > 0 {
-                record(redaction, path, count);
+            let (clean, recurring) = known.mask(&clean);
+            if count + recurring > 0 {
+                record(redaction, path, count + recurring);
                 *text = clean;
             }
         }
@@ -451,6 +554,35 @@ mod tests {
             find_secrets(&event).is_empty(),
             "{:?}",
             find_secrets(&event)
+        );
+    }
+
+    #[test]
+    fn a_secret_is_masked_wherever_it_recurs_and_where_prose_says_it() {
+        let mut session = json!({
+            "custom_metadata": {"password": "hunter2-horse"},
+            "content": {"parts": [{"text": "log me in, my password is hunter2-horse please"}]},
+            "note": "tried hunter2-horse twice",
+            "args": "{\"api_token\": \"tok-4242-abcd\", \"q\": \"weather\"}",
+            "reply": "using tok-4242-abcd now; token: zq81-x2 and the api key = k_live_77aa",
+            "short": {"pwd": "ab"},
+            "other": "abacus"
+        });
+        let redaction = redact(&mut session);
+        let text = session.to_string();
+        for secret in ["hunter2-horse", "tok-4242-abcd", "zq81-x2", "k_live_77aa"] {
+            assert!(!text.contains(secret), "{secret} survives: {text}");
+        }
+        assert_eq!(
+            session["content"]["parts"][0]["text"],
+            "log me in, my password is REDACTED please"
+        );
+        assert_eq!(session["note"], "tried REDACTED twice");
+        // A two-letter password is masked where it is, not in every word.
+        assert_eq!(session["other"], "abacus");
+        assert!(
+            redaction.paths.contains(&"note".to_string()),
+            "{redaction:?}"
         );
     }
 

@@ -58,6 +58,7 @@ impl Session {
     /// by where its event came from.
     pub fn from_raw(key: SessionKey, agent_id: Option<String>, raw: RawEvents) -> Session {
         let mut issues = raw.issues;
+        let mut notes = raw.notes;
         let mut events = Vec::with_capacity(raw.events.len());
         let mut origins = Vec::with_capacity(raw.events.len());
         for row in raw.events {
@@ -66,10 +67,23 @@ impl Session {
                     .iter()
                     .map(|f| Issue::new(&row.origin, f.to_string())),
             );
+            // What only measures was read with a loss: the event is scored,
+            // the measure is not.
+            let event = &row.event;
+            for (problem, measure) in [
+                (&event.time_problem, "its latency"),
+                (&event.usage_problem, "its tokens and cost"),
+            ] {
+                if let Some(problem) = problem {
+                    notes.push(Issue::new(
+                        &row.origin,
+                        format!("{problem}: {measure} unmeasured"),
+                    ));
+                }
+            }
             events.push(*row.event);
             origins.push(row.origin);
         }
-        let mut notes = raw.notes;
         notes.extend(oddities(&events, &origins));
         Session {
             key,

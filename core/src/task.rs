@@ -18,7 +18,7 @@
 //! names it after its tool class) answers the oldest call still unanswered.
 
 use crate::a2a_v1::timeline::{PART_TYPE, TIME, USAGE};
-use crate::ingest::{Issue, Origin, RawEvent};
+use crate::ingest::{Issue, KeepJson, Origin, RawEvent};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -105,6 +105,7 @@ pub fn task_events(
     task: &Value,
     protocol: Protocol,
     source: &Arc<str>,
+    keep: KeepJson,
 ) -> Result<Vec<RawEvent>, Issue> {
     let task_id = task.get("id").and_then(Value::as_str).unwrap_or("?");
     let whole = || task_origin(source, task_id, 0);
@@ -147,7 +148,7 @@ pub fn task_events(
             &mut calls,
         )
         .map_err(|why| Issue::new(origin.clone(), why))?;
-        events.push(RawEvent::from_value(origin, value));
+        events.push(RawEvent::from_value(origin, value, keep));
     }
     if let Some(error) = failure(task, protocol) {
         events.push(RawEvent::from_value(
@@ -159,6 +160,7 @@ pub fn task_events(
                 "error_code": "TASK_FAILED",
                 "error_message": error,
             }),
+            keep,
         ));
     }
     Ok(events)
@@ -401,7 +403,7 @@ mod tests {
                         "metadata": {"adk_type": "function_response"}}]}
         ]});
         let values = |task: &Value, protocol| -> Vec<Value> {
-            task_events(task, protocol, &source())
+            task_events(task, protocol, &source(), KeepJson::Yes)
                 .unwrap()
                 .into_iter()
                 .map(|e| e.value().unwrap())
@@ -425,14 +427,14 @@ mod tests {
     fn a_failed_task_says_why_and_bad_tasks_are_named() {
         let failed = json!({"id": "t", "history": [], "status": {"state": "failed",
             "message": {"parts": [{"kind": "text", "text": "order A-17 does not exist"}]}}});
-        let events = task_events(&failed, Protocol::Legacy, &source()).unwrap();
+        let events = task_events(&failed, Protocol::Legacy, &source(), KeepJson::Yes).unwrap();
         assert_eq!(
             events[0].value().unwrap()["error_message"],
             "order A-17 does not exist"
         );
         let odd = json!({"id": "t", "history": [{"role": "agent", "parts": [
             {"kind": "data", "data": {}, "metadata": {"kagent_type": "mystery"}}]}]});
-        let issue = task_events(&odd, Protocol::Legacy, &source()).unwrap_err();
+        let issue = task_events(&odd, Protocol::Legacy, &source(), KeepJson::No).unwrap_err();
         assert!(issue.to_string().contains("task t message 0"), "{issue}");
         assert!(Protocol::from_column(Some("0.3")).is_err());
         assert_eq!(Protocol::from_column(None), Ok(Protocol::Legacy));

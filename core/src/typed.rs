@@ -155,9 +155,12 @@ nullable!(Time, TimeVisitor, Option<Timestamp>, "a time or null",
     visit_str(&str) => |v: &str| v.parse::<Timestamp>().map_err(|_| give_up()).map(unset_if_zero),
 );
 
+/// Epoch seconds; a negative one is left to the general reader, which
+/// says the latency is unmeasured.
 fn epoch<E: de::Error>(secs: f64) -> Result<Option<Timestamp>, E> {
-    jiff::SignedDuration::try_from_secs_f64(secs)
-        .ok()
+    (secs >= 0.0)
+        .then(|| jiff::SignedDuration::try_from_secs_f64(secs).ok())
+        .flatten()
         .and_then(|d| Timestamp::from_duration(d).ok())
         .map(unset_if_zero)
         .ok_or_else(give_up)
@@ -320,6 +323,8 @@ impl<'de> Visitor<'de> for EventVisitor {
             partial: partial.unwrap_or(false),
             content: content.unwrap_or_default(),
             usage,
+            usage_problem: None,
+            time_problem: None,
             model,
             end_of_agent: end_of_agent.flatten().unwrap_or(false),
             error_code,
@@ -512,6 +517,20 @@ impl<'de> Visitor<'de> for UsageVisitor {
                 "total_token_count" | "totalTokenCount" | "TotalTokenCount" => (
                     6 + spelling(&name, "total_token_count", "totalTokenCount"),
                     &mut usage.total_tokens,
+                ),
+                "thoughts_token_count" | "thoughtsTokenCount" | "ThoughtsTokenCount" => (
+                    9 + spelling(&name, "thoughts_token_count", "thoughtsTokenCount"),
+                    &mut usage.thoughts_tokens,
+                ),
+                "tool_use_prompt_token_count"
+                | "toolUsePromptTokenCount"
+                | "ToolUsePromptTokenCount" => (
+                    12 + spelling(
+                        &name,
+                        "tool_use_prompt_token_count",
+                        "toolUsePromptTokenCount",
+                    ),
+                    &mut usage.tool_use_prompt_tokens,
                 ),
                 _ => {
                     map.next_value::<Skip>()?;

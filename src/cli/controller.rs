@@ -45,9 +45,9 @@ pub struct ControllerArgs {
     /// Seconds a dead leader keeps the Lease before a standby takes over.
     #[arg(long, default_value_t = 15)]
     lease_seconds: u64,
-    /// Runs executed at once.
-    #[arg(long, default_value_t = 4)]
-    run_concurrency: u16,
+    /// Runs executed at once; the others stay Pending, waiting for a slot.
+    #[arg(long, alias = "run-concurrency", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    max_concurrent_runs: u16,
     /// A run still reading after this long ends in Error (e.g. 30m).
     #[arg(long, default_value = "30m")]
     run_timeout: String,
@@ -79,6 +79,9 @@ pub async fn run(args: ControllerArgs) -> Result<Status, CommandError> {
         ));
     }
     let mut defaults = args.source.defaults(Party::Operator)?;
+    args.judge.without_concurrency(
+        "in the cluster each suite sets its own judge.concurrency, and --max-concurrent-runs bounds the runs",
+    )?;
     args.judge.add_to(&mut defaults)?;
     let policy = Policy {
         cross_namespace,
@@ -91,17 +94,17 @@ pub async fn run(args: ControllerArgs) -> Result<Status, CommandError> {
         lease_name: args.lease_name,
         lease_seconds: args.lease_seconds,
         metrics_address: Some(args.metrics_address),
-        run_concurrency: args.run_concurrency,
+        max_concurrent_runs: usize::from(args.max_concurrent_runs),
         run_timeout,
         defaults,
         policy,
         watch_namespace: args.watch_namespace,
         ..ControllerConfig::default()
     };
-    let client = kube::Client::try_default()
+    let kube_config = kube::Config::infer()
         .await
         .map_err(|e| CommandError(format!("cannot reach the Kubernetes API: {e}")))?;
-    controller::run(client, config, shutdown_signal())
+    controller::run(kube_config, config, shutdown_signal())
         .await
         .map_err(|e| CommandError(e.to_string()))?;
     Ok(Status::Ok)

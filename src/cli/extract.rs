@@ -182,37 +182,34 @@ pub async fn fetch_one(
     }
 }
 
-/// The events as JSONL with secrets redacted; says what was redacted.
+/// The events as JSONL with secrets redacted; says what was redacted. A
+/// kagent 1.0 session is written as its decoded rows (the fixture form of
+/// `a2a_v1::fixture`), so `--fixture` reads back what the database held.
 pub fn write_raw(
     raw: RawSession,
     invocation: Option<&str>,
     output: Option<&Path>,
 ) -> Result<Status, CommandError> {
     let issues = warn_issues(&raw.raw.issues);
-    let mut written = 0usize;
+    // All of the session at once (one session, for a person to read): a
+    // secret found in one event is masked wherever it recurs in another.
+    let (events, unit) = raw.stored(invocation).map_err(CommandError)?;
+    let secrets = redact::Secrets::of(&events);
     let mut out = Output::open(output)?;
     let mut redacted = Vec::new();
     let mut count = 0;
-    // Row by row, each freed once written: a session's memory is not held
-    // twice.
-    for row in raw.raw.events {
-        if invocation.is_some_and(|id| id != row.event.invocation()) {
-            continue;
-        }
-        let mut value = row.value().ok_or_else(|| {
-            CommandError(format!("{}: the event's JSON was not kept", row.origin))
-        })?;
-        let redaction = redact::redact(&mut value);
+    let written = events.len();
+    for mut value in events {
+        let redaction = redact::redact_with(&mut value, &secrets);
         count += redaction.count;
         redacted.extend(redaction.paths);
         let mut line = serde_json::to_string(&value).map_err(|e| CommandError(e.to_string()))?;
         line.push('\n');
         out.write(&line)?;
-        written += 1;
     }
     out.finish()?;
     let target = output.map_or("stdout".into(), |p| p.display().to_string());
-    eprintln!("wrote {written} events to {target}");
+    eprintln!("wrote {written} {unit} to {target}");
     redacted.sort();
     redacted.dedup();
     if count == 0 {

@@ -1,8 +1,10 @@
 //! The `kagent-evals` command line.
 
+mod case_cmd;
 mod controller;
 mod documents;
 mod extract;
+mod judge_cmd;
 mod match_cmd;
 mod output;
 mod report_cmd;
@@ -11,6 +13,7 @@ mod score;
 mod sessions;
 mod suite;
 
+use crate::core::suite::bounds;
 use crate::core::suite::compile::CompiledSuite;
 use crate::core::suite::spec::{SourceKind, SuiteSpec};
 use crate::pipeline::{Opened, open};
@@ -60,6 +63,11 @@ enum Command {
     /// A run's JSON report as one self-contained HTML page, a failed
     /// trajectory shown beside its reference.
     Report(report_cmd::ReportArgs),
+    /// Work with the LLM judge: calibrate it against human labels.
+    Judge {
+        #[command(subcommand)]
+        command: judge_cmd::JudgeCommand,
+    },
     /// Work with suite files.
     Suite {
         #[command(subcommand)]
@@ -71,6 +79,11 @@ enum Command {
     Sessions(sessions::SessionsArgs),
     /// Save a session's raw events, secrets redacted, as a regression fixture.
     Capture(sessions::CaptureArgs),
+    /// Make golden cases from real sessions.
+    Case {
+        #[command(subcommand)]
+        command: case_cmd::CaseCommand,
+    },
     /// Run the Kubernetes operator: schedule EvalSuites, execute EvalRuns.
     Controller(controller::ControllerArgs),
 }
@@ -198,6 +211,9 @@ pub struct JudgeArgs {
     /// A file holding the judge's API key (or set KAGENT_EVALS_JUDGE_API_KEY); sent only to --judge-url.
     #[arg(long, value_name = "FILE", env = "KAGENT_EVALS_JUDGE_API_KEY_FILE")]
     judge_api_key_file: Option<PathBuf>,
+    /// Judge calls in flight at once, over the suite's judge.concurrency (default 4).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(i64::from(bounds::JUDGE_CONCURRENCY.min)..=i64::from(bounds::JUDGE_CONCURRENCY.max)))]
+    judge_concurrency: Option<u32>,
 }
 
 impl JudgeArgs {
@@ -210,6 +226,21 @@ impl JudgeArgs {
             "KAGENT_EVALS_JUDGE_API_KEY",
         )?;
         Ok(())
+    }
+
+    /// `--judge-concurrency` is refused where it would mean nothing.
+    pub fn without_concurrency(&self, because: &str) -> Result<(), CommandError> {
+        match self.judge_concurrency {
+            Some(_) => Err(CommandError(format!("--judge-concurrency: {because}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// The suite's judge settings with `--judge-concurrency` over them.
+    pub fn apply_to(&self, compiled: &mut CompiledSuite) {
+        if let Some(concurrency) = self.judge_concurrency {
+            compiled.judge.get_or_insert_default().concurrency = Some(concurrency);
+        }
     }
 }
 
@@ -305,9 +336,11 @@ pub fn main() -> ExitCode {
             Command::Score(args) => score::run(args).await,
             Command::Report(args) => report_cmd::run(args).await,
             Command::Suite { command } => suite::run(command),
+            Command::Judge { command } => judge_cmd::run(command).await,
             Command::Crd => suite::print_crds(),
             Command::Sessions(args) => sessions::list(args).await,
             Command::Capture(args) => sessions::capture(args).await,
+            Command::Case { command } => case_cmd::run(command).await,
             Command::Controller(args) => controller::run(args).await,
         }
     });

@@ -1,7 +1,7 @@
 //! Writing results: to a file or stdout, and aligned text tables.
 
 use super::CommandError;
-use comfy_table::{Table, presets::NOTHING};
+use comfy_table::{Row, Table, presets::NOTHING};
 use std::io::Write;
 use std::path::Path;
 
@@ -78,10 +78,7 @@ pub fn stdout_written(result: std::io::Result<()>) -> Result<(), CommandError> {
 }
 
 /// A borderless table with a header row, as `kubectl get` prints.
-pub fn table<const N: usize>(
-    header: [&str; N],
-    rows: impl IntoIterator<Item = [String; N]>,
-) -> String {
+pub fn table<R: Into<Row>>(header: impl Into<Row>, rows: impl IntoIterator<Item = R>) -> String {
     let mut table = Table::new();
     table.load_preset(NOTHING).set_header(header);
     for row in rows {

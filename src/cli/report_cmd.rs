@@ -3,6 +3,7 @@
 //! report ConfigMap in the cluster.
 
 use super::output::emit;
+use super::run_cmd::{ReportFormat, render_all};
 use super::{CommandError, Status};
 use crate::core::render::html;
 use crate::core::suite::report::Report;
@@ -21,6 +22,18 @@ pub struct ReportArgs {
     /// Write the page here instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// What to write: the HTML page (default), or another of `run`'s
+    /// formats, so that one run's JSON gives every report a CI job keeps.
+    #[arg(long, value_enum, default_value = "html")]
+    format: PageFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum PageFormat {
+    Html,
+    Markdown,
+    Junit,
+    Table,
 }
 
 pub async fn run(args: ReportArgs) -> Result<Status, CommandError> {
@@ -38,9 +51,14 @@ pub async fn run(args: ReportArgs) -> Result<Status, CommandError> {
     let reports: Vec<Report> = serde_json::from_str::<Vec<Report>>(&text)
         .or_else(|_| serde_json::from_str::<Report>(&text).map(|r| vec![r]))
         .map_err(|e| CommandError(format!("{origin} is not a kagent-evals JSON report: {e}")))?;
-    let pages: Vec<String> = reports.iter().map(html).collect();
-    // Several suites: one page each, one after another.
-    emit(args.output.as_deref(), &pages.join("\n"))?;
+    let text = match args.format {
+        // Several suites: one page each, one after another.
+        PageFormat::Html => reports.iter().map(html).collect::<Vec<_>>().join("\n"),
+        PageFormat::Markdown => render_all(&reports, ReportFormat::Markdown),
+        PageFormat::Junit => render_all(&reports, ReportFormat::Junit),
+        PageFormat::Table => render_all(&reports, ReportFormat::Table),
+    };
+    emit(args.output.as_deref(), &text)?;
     Ok(Status::Ok)
 }
 

@@ -8,7 +8,8 @@ use crate::core::judge::{Judge, JudgeUsage};
 use crate::core::session::{Session, SessionKey};
 use crate::core::suite::compile::compile_evaluator;
 use crate::core::suite::evaluate::{SessionView, evaluate_judged};
-use crate::core::suite::spec::{EvaluatorSpec, SuiteDefaults};
+use crate::core::suite::evaluators::SuiteScope;
+use crate::core::suite::spec::{EvaluatorSpec, SuiteSpec};
 use crate::core::trajectory::messages_from_value;
 use std::path::PathBuf;
 
@@ -29,8 +30,8 @@ pub async fn run(args: ScoreArgs) -> Result<Status, CommandError> {
     let file = args.evaluator.display().to_string();
     let spec: EvaluatorSpec = serde_json::from_value(load_value(&args.evaluator)?)
         .map_err(|e| CommandError(format!("{file}: {e}")))?;
-    let defaults = SuiteDefaults::default();
-    let compiled = compile_evaluator(&spec, &defaults, "")
+    let suite = SuiteSpec::default();
+    let compiled = compile_evaluator(&spec, SuiteScope::of(&suite), "")
         .map_err(|e| CommandError(format!("{file}: {e}")))?;
     let session;
     let options = ConvertOptions::default();
@@ -52,6 +53,8 @@ pub async fn run(args: ScoreArgs) -> Result<Status, CommandError> {
     .map_err(|e| CommandError(format!("{}: {e}", args.trajectory.display())))?;
     let judge = if spec.kind.is_judged() {
         let mut defaults = crate::resolve::RunnerSettings::new(crate::resolve::Party::CommandLine);
+        args.judge
+            .without_concurrency("score asks the judge about one session, one evaluator")?;
         args.judge.add_to(&mut defaults)?;
         let judge = crate::resolve::resolve_judge(None, &defaults, None, &Default::default())?
             .map(|settings| {

@@ -2,10 +2,12 @@
 //! core's suite spec; the statuses are what `kubectl`, GitOps tools and
 //! alerts read.
 
+use crate::core::efficiency::EfficiencyStats;
 use crate::core::suite::bounds::OBJECT_NAME_MAX;
+use crate::core::suite::gate::{Comparison, GateReport, Means};
 use crate::core::suite::report::Outcome;
 use crate::core::suite::rules::{NameKind, Ruled, Validation, attach, kubernetes_name};
-use crate::core::suite::spec::SuiteSpec;
+use crate::core::suite::spec::{AgentApiVersion, SuiteSpec};
 use crate::k8s::vocabulary::{Failure, RunResult};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::{CustomResource, CustomResourceExt};
@@ -43,7 +45,9 @@ pub struct EvalSuiteSpec {
 pub struct EvalSuiteStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
-    /// Ready (the spec is valid and the source reachable) and LastRunPassed.
+    /// Ready (the spec is valid and the last run could be done),
+    /// Reconciling (the first run is pending), Stalled (it cannot proceed,
+    /// and why) and LastRunPassed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
     /// The latest schedule slot a run was created for (or skipped).
@@ -91,6 +95,10 @@ pub struct LastRun {
     pub pass_rate: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion_time: Option<Time>,
+    /// The cases that failed the run or could not be scored, which Argo CD's
+    /// health script names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_cases: Vec<String>,
 }
 
 /// How the suite has fared over its recent finished runs.
@@ -185,6 +193,9 @@ pub enum Phase {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EvalRunStatus {
+    /// The run's generation the operator last wrote this status for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<Phase>,
     /// Why the run ended in Error, or what it is waiting for.
@@ -217,6 +228,10 @@ pub struct EvalRunStatus {
     /// The Agent as it was evaluated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentSnapshot>,
+    /// kagent 1.0: the sessions scored, grouped by the Agent revision they
+    /// ran on (`unknown` where the revision is no longer recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revisions: Vec<RevisionResult>,
     /// Complete, and Passed, for `kubectl wait --for=condition=Passed`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
@@ -227,6 +242,24 @@ pub struct EvalRunStatus {
     /// The run's LLM judge calls and tokens, when it has judged evaluators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<crate::core::judge::JudgeUsage>,
+    /// Cost, latency and tokens over the run's sessions: mean, p50, p95,
+    /// and how many sessions did not measure each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub efficiency: Option<EfficiencyStats>,
+    /// The run beside its baseline run: the pass rate and mean cost,
+    /// latency and tokens of each, the change, the gate's limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Comparison>,
+    /// How the run fared against its gate: cases that failed without
+    /// blocking it, breaches, gates not evaluated or skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateReport>,
+    /// The A2A version the run's probes spoke, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_protocol: Option<String>,
+    /// The cases the suite's `select` chose, and those it left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<String>,
     /// Where the run read its sessions, and whose source it was (no credentials).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
@@ -275,17 +308,79 @@ pub struct CaseResult {
     /// A probe case's runs: how many passed, pass@k and pass^k.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<crate::core::suite::report::ProbeSummary>,
+    /// Mean cost, latency and tokens over the case's sessions, which a
+    /// later run compares with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub efficiency: Option<Means>,
+    /// `false`: its failure does not fail the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocking: Option<bool>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+pub struct RevisionResult {
+    pub revision: String,
+    /// Sessions scored, over every case.
+    pub sessions: u32,
+    pub failed_sessions: u32,
+}
+
+/// The Agent as a run saw it: configuration only, never a prompt's text
+/// or an environment value.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct AgentSnapshot {
     pub name: String,
+    /// Set for a kagent 1.0 Agent (`api.kagent.dev/v1alpha3`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<AgentApiVersion>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
-    /// sha256 of the Agent's spec, to tell a changed agent from a flaky one.
+    /// sha256 of the Agent's spec (for kagent 1.0, with its template's and
+    /// harness's), to tell a changed agent from a flaky one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<String>,
+    /// kagent 1.0: the generation the Agent's controller last saw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// kagent 1.0: the revision new Sessions start on
+    /// (`status.latestSuccessfulRevision`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latest_successful_revision: Option<String>,
+    /// kagent 1.0: the AgentTemplate, inline or by reference, as resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<TemplateSnapshot>,
+    /// kagent 1.0: the Harness, inline or by reference, as resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<HarnessSnapshot>,
+}
+
+/// What of a kagent 1.0 AgentTemplate decides how its Agent behaves.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateSnapshot {
+    /// `inline`, or `AgentTemplate NAME`.
+    pub from: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_config: Option<String>,
+    /// Where the system prompt comes from: `inline (sha256 …)` or the
+    /// ConfigMap key it is read from; never its text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Each tool binding, e.g. `mcp RemoteMCPServer/weather: forecast`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+}
+
+/// What kind of harness runs a kagent 1.0 Agent.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HarnessSnapshot {
+    /// `inline`, or `Harness NAME`.
+    pub from: String,
+    /// kagent, claude, codex or byo.
+    pub kind: String,
 }
 
 /// The API version of both kinds, as the API server serves them.

@@ -4,4 +4,5 @@ pub mod cel;
 pub mod conditions;
 pub mod controller;
 pub mod crd;
+pub mod kagent_agent;
 pub mod vocabulary;

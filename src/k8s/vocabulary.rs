@@ -21,15 +21,22 @@ pub enum RunResult {
     Error,
 }
 
-/// The condition types the operator writes.
+/// The condition types the operator writes. `Ready`, `Reconciling` and
+/// `Stalled` are kstatus's, which Flux, Helm's `--wait` and Argo CD read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
 pub enum ConditionType {
     /// EvalRun: it has finished (whatever its result).
     Complete,
     /// EvalRun: every case passed.
     Passed,
-    /// EvalSuite: its spec is valid and its last run could reach its source.
+    /// EvalRun: it finished with a verdict, passed or not. EvalSuite: its
+    /// spec is valid and its last run could be done.
     Ready,
+    /// EvalRun: pending or running. EvalSuite: its first run is pending.
+    Reconciling,
+    /// It cannot proceed as it is (an invalid spec, a forbidden Agent, a
+    /// source, judge or Agent that cannot be reached), with the reason.
+    Stalled,
     /// EvalSuite: its latest finished run passed.
     LastRunPassed,
 }
@@ -65,6 +72,11 @@ pub enum Failure {
     JudgeUnavailable,
     /// The Agent's A2A endpoint, which probes go to, is down or answered an error.
     AgentUnavailable,
+    /// The kagent 1.0 Agent's template or harness cannot be read.
+    AgentUnreadable,
+    /// A gate against the baseline could not be evaluated: a mean one of
+    /// the runs did not measure on every session, or no baseline.
+    GateNotEvaluated,
     /// An evaluator could not judge a session.
     EvaluatorError,
     /// Sessions held events that could not be read, and the suite does not
@@ -79,15 +91,6 @@ impl Failure {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
-
-    /// A failure that says the suite cannot run as configured, so it is
-    /// not Ready, rather than that one run went wrong.
-    pub fn makes_suite_unready(self) -> bool {
-        matches!(
-            self,
-            Failure::SourceUnavailable | Failure::Forbidden | Failure::JudgeUnavailable
-        )
-    }
 }
 
 impl std::fmt::Display for Failure {
@@ -99,12 +102,21 @@ impl std::fmt::Display for Failure {
 /// The reason of a condition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr)]
 pub enum Reason {
-    /// Complete=False while a run executes.
+    /// Complete=False, Reconciling=True while a run executes.
     Running,
+    /// Reconciling=True: the run waits for one of the operator's run slots.
+    WaitingForSlot,
+    /// Reconciling=True: the suite's first run has not finished.
+    FirstRunPending,
+    /// Reconciling=False, Stalled=False: nothing left to do or to fix.
+    Idle,
     /// Complete=True: the run scored every case.
     Finished,
     /// Passed=True, LastRunPassed=True.
     Passed,
+    /// Passed=True: the run passed its gate, and cases that do not block
+    /// it failed.
+    PassedWithNonBlockingFailures,
     /// Passed=False, LastRunPassed=False: a case failed.
     Failed,
     /// LastRunPassed=False: the latest run ended in Error.
@@ -141,6 +153,11 @@ pub enum EventReason {
     InvalidSpec,
     InvalidSchedule,
     RegressionDetected,
+    /// Mean cost, latency or tokens rose, or the pass rate fell, beyond
+    /// the suite's gates against its baseline run.
+    EfficiencyRegressed,
+    /// Cases that do not block the run failed.
+    NonBlockingCasesFailed,
     ReportNotWritten,
     /// A run ended in Error, for this reason.
     #[strum(transparent)]

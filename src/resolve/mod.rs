@@ -18,8 +18,11 @@ pub mod hosts;
 pub mod model_config;
 pub mod tenancy;
 
+use crate::a2a::ProtocolChoice;
 use crate::core::session::AgentRef;
-use crate::core::suite::spec::{JudgeSpec, SecretKeyRef, SourceKind, SourceSpec, SuiteSpec};
+use crate::core::suite::spec::{
+    A2aProtocol, AgentApiVersion, JudgeSpec, SecretKeyRef, SourceKind, SourceSpec, SuiteSpec,
+};
 use crate::http_client;
 use crate::secret::Secret;
 use serde_json::Value;
@@ -76,6 +79,8 @@ pub struct RunnerSettings {
     /// The Agent's A2A endpoint for probes (`--a2a-url`, the command line
     /// only: the operator reaches Agents through its kagent API URL).
     pub a2a_url: Option<String>,
+    /// The A2A version probes speak (`--a2a-protocol`), over the suite's.
+    pub a2a_protocol: Option<A2aProtocol>,
 }
 
 impl RunnerSettings {
@@ -94,6 +99,7 @@ impl RunnerSettings {
             judge_model: None,
             judge_api_key: None,
             a2a_url: None,
+            a2a_protocol: None,
         }
     }
 
@@ -235,10 +241,18 @@ pub struct JudgeSettings {
 pub struct Resolution {
     pub source: ResolvedSource,
     pub judge: Option<JudgeSettings>,
-    /// Where probes are sent: the Agent's A2A endpoint.
-    pub agent_endpoint: Option<String>,
+    /// Where probes are sent: the Agent's A2A endpoint, and how the A2A
+    /// version it speaks is chosen.
+    pub agent_endpoint: Option<AgentEndpoint>,
     /// Settings of the suite replaced by explicit flags (command line only).
     pub notes: Vec<String>,
+}
+
+/// The Agent's A2A endpoint, for probes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentEndpoint {
+    pub url: String,
+    pub protocol: ProtocolChoice,
 }
 
 /// One run to resolve.
@@ -288,7 +302,10 @@ pub fn resolve(request: &Request<'_>) -> Result<Resolution, Refusal> {
         None
     };
     let agent_endpoint = if request.needs_agent_endpoint {
-        Some(agent_endpoint(request)?)
+        Some(AgentEndpoint {
+            url: agent_endpoint(request)?,
+            protocol: protocol_choice(request, &mut notes),
+        })
     } else {
         None
     };
@@ -300,9 +317,47 @@ pub fn resolve(request: &Request<'_>) -> Result<Resolution, Refusal> {
     })
 }
 
+/// The A2A version probes speak: `--a2a-protocol`, else the suite's
+/// `probes.protocol`, else 1.0 for a kagent 1.0 Agent, else what the
+/// Agent's card offers.
+fn protocol_choice(request: &Request<'_>, notes: &mut Vec<String>) -> ProtocolChoice {
+    let suite = request.spec.probes.as_ref().and_then(|p| p.protocol);
+    if let Some(protocol) = request.defaults.a2a_protocol {
+        if suite.is_some_and(|s| s != protocol) {
+            notes.push("--a2a-protocol replaces the suite's probes.protocol".into());
+        }
+        return ProtocolChoice::Given {
+            protocol,
+            by: "--a2a-protocol".into(),
+        };
+    }
+    if let Some(protocol) = suite {
+        return ProtocolChoice::Given {
+            protocol,
+            by: "the suite's probes.protocol".into(),
+        };
+    }
+    match agent_api_version(request.spec) {
+        AgentApiVersion::V1Alpha3 => ProtocolChoice::Given {
+            protocol: A2aProtocol::V1_0,
+            by: "the agentRef (a kagent 1.0 api.kagent.dev/v1alpha3 Agent)".into(),
+        },
+        AgentApiVersion::V1Alpha2 => ProtocolChoice::FromCard,
+    }
+}
+
+/// Which kagent line's Agent the suite evaluates.
+fn agent_api_version(spec: &SuiteSpec) -> AgentApiVersion {
+    spec.agent_ref
+        .as_ref()
+        .and_then(|a| a.api_version)
+        .unwrap_or_default()
+}
+
 /// The A2A endpoint probes go to. In the cluster it is the Agent's, as the
-/// operator's kagent controller serves it (`/api/a2a/NAMESPACE/NAME/`); a
-/// suite cannot point probes elsewhere. On the command line, `--a2a-url`.
+/// operator's kagent controller serves it (kagent 0.10:
+/// `/api/a2a/NAMESPACE/NAME/`; 1.0: `/agents/NAMESPACE/NAME`); a suite
+/// cannot point probes elsewhere. On the command line, `--a2a-url`.
 fn agent_endpoint(request: &Request<'_>) -> Result<String, Refusal> {
     let defaults = request.defaults;
     match request.cluster {
@@ -316,32 +371,40 @@ fn agent_endpoint(request: &Request<'_>) -> Result<String, Refusal> {
                     "probes are sent through kagent's controller, and the operator has no kagent API URL (kagent.api.url)",
                 )
             })?;
-            let url = http_client::endpoint(api, &["api", "a2a", &agent.namespace, &agent.name, ""])
+            let (ns, name) = (agent.namespace.as_str(), agent.name.as_str());
+            let (segments, marker): (&[&str], _) = match agent_api_version(request.spec) {
+                AgentApiVersion::V1Alpha2 => (&["api", "a2a", ns, name, ""], "a2a"),
+                AgentApiVersion::V1Alpha3 => (&["agents", ns, name], "agents"),
+            };
+            let url = http_client::endpoint(api, segments)
                 .map_err(|e| refuse(RefusalReason::InvalidSpec, format!("spec.agentRef: {e}")))?;
-            same_agent_namespace(&url, &agent.namespace)?;
+            same_agent_namespace(&url, marker, ns)?;
             Ok(url.to_string())
         }
         None => defaults.a2a_url.clone().ok_or_else(|| {
             refuse(
                 RefusalReason::InvalidSpec,
-                "the suite probes the Agent: pass --a2a-url, the Agent's A2A endpoint (kagent serves it at http://CONTROLLER:8083/api/a2a/NAMESPACE/NAME/)",
+                "the suite probes the Agent: pass --a2a-url, the Agent's A2A endpoint (kagent 0.10 serves it at http://CONTROLLER:8083/api/a2a/NAMESPACE/NAME/, kagent 1.0 at http://CONTROLLER:8083/agents/NAMESPACE/NAME)",
             )
         }),
     }
 }
 
-/// Defence in depth: the namespace in the built path is the one tenancy
-/// allowed, whatever the names held.
-fn same_agent_namespace(url: &reqwest::Url, allowed: &str) -> Result<(), Refusal> {
-    let segments: Vec<&str> = url
+/// Defence in depth: the namespace in the built path, the segment after
+/// `marker` that the Agent's name follows, is the one tenancy allowed,
+/// whatever the names held.
+fn same_agent_namespace(url: &reqwest::Url, marker: &str, allowed: &str) -> Result<(), Refusal> {
+    let mut segments: Vec<&str> = url
         .path_segments()
         .map(Iterator::collect)
         .unwrap_or_default();
-    let namespace = segments
-        .windows(3)
-        .rev()
-        .find(|w| w[0] == "api" && w[1] == "a2a")
-        .map(|w| w[2]);
+    if segments.last() == Some(&"") {
+        segments.pop();
+    }
+    let namespace = match segments.as_slice() {
+        [.., before, namespace, _name] if *before == marker => Some(*namespace),
+        _ => None,
+    };
     if namespace == Some(allowed) {
         Ok(())
     } else {

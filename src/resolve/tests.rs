@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::core::suite::spec::{
-    AdkDatabaseSpec, KagentApiSpec, KagentPostgresSpec, LocalObjectRef, SourceSpec,
+    AdkDatabaseSpec, AgentRefSpec, KagentApiSpec, KagentPostgresSpec, LocalObjectRef, ProbesSpec,
+    SourceSpec,
 };
 use serde_json::json;
 
@@ -718,8 +719,11 @@ fn probes_go_to_the_agent_through_the_operators_kagent_and_on_the_command_line_t
     };
     let resolved = request(&operator, Some(&facts)).unwrap();
     assert_eq!(
-        resolved.agent_endpoint.as_deref(),
-        Some("http://kagent-controller.kagent:8083/api/a2a/team/weather/")
+        resolved.agent_endpoint,
+        Some(AgentEndpoint {
+            url: "http://kagent-controller.kagent:8083/api/a2a/team/weather/".into(),
+            protocol: ProtocolChoice::FromCard,
+        })
     );
     operator.api_url = None;
     let refusal = request(&operator, Some(&facts)).unwrap_err();
@@ -731,7 +735,93 @@ fn probes_go_to_the_agent_through_the_operators_kagent_and_on_the_command_line_t
     assert!(refusal.message.contains("--a2a-url"), "{refusal}");
     command_line.a2a_url = Some("http://localhost:8083/api/a2a/team/weather/".into());
     let resolved = request(&command_line, None).unwrap();
-    assert_eq!(resolved.agent_endpoint, command_line.a2a_url);
+    assert_eq!(resolved.agent_endpoint.map(|e| e.url), command_line.a2a_url);
+}
+
+/// A kagent 1.0 Agent is probed at kagent 1.0's route in A2A 1.0; a
+/// version the suite or the command line names is spoken instead.
+#[test]
+fn a_1_0_agent_is_probed_at_its_route_in_a2a_1_0_unless_told_otherwise() {
+    let agent: AgentRef = "team/weather".parse().unwrap();
+    let mut spec = SuiteSpec {
+        agent_ref: Some(AgentRefSpec {
+            api_version: Some(AgentApiVersion::V1Alpha3),
+            namespace: None,
+            name: "weather".into(),
+        }),
+        ..SuiteSpec::default()
+    };
+    let mut operator = RunnerSettings::new(Party::Operator);
+    operator.api_url = Some("http://kagent-controller.kagent:8083".into());
+    operator.database_url = Some(Secret::new("postgres://u:p@db/kagent"));
+    operator.source = Some(SourceKind::KagentPostgres);
+    let facts = ClusterFacts {
+        namespace: "team".into(),
+        ..ClusterFacts::default()
+    };
+    let request = |spec: &SuiteSpec, defaults: &RunnerSettings, cluster: Option<&ClusterFacts>| {
+        resolve(&Request {
+            spec,
+            agent: Some(&agent),
+            needs_judge: false,
+            needs_agent_endpoint: true,
+            defaults,
+            base: Path::new("/"),
+            cluster,
+            policy: &Policy::default(),
+        })
+        .unwrap()
+    };
+    let resolved = request(&spec, &operator, Some(&facts));
+    let endpoint = resolved.agent_endpoint.unwrap();
+    assert_eq!(
+        endpoint.url,
+        "http://kagent-controller.kagent:8083/agents/team/weather"
+    );
+    assert_eq!(
+        endpoint.protocol,
+        ProtocolChoice::Given {
+            protocol: A2aProtocol::V1_0,
+            by: "the agentRef (a kagent 1.0 api.kagent.dev/v1alpha3 Agent)".into()
+        }
+    );
+    spec.probes = Some(ProbesSpec {
+        enabled: true,
+        max_runs: 1,
+        concurrency: 1,
+        protocol: Some(A2aProtocol::V0_3),
+    });
+    let chosen = request(&spec, &operator, Some(&facts))
+        .agent_endpoint
+        .unwrap()
+        .protocol;
+    assert_eq!(
+        chosen,
+        ProtocolChoice::Given {
+            protocol: A2aProtocol::V0_3,
+            by: "the suite's probes.protocol".into()
+        }
+    );
+    let mut command_line = RunnerSettings::new(Party::CommandLine);
+    command_line.fixture = Some("sessions".into());
+    command_line.a2a_url = Some("http://localhost:8083/agents/team/weather".into());
+    command_line.a2a_protocol = Some(A2aProtocol::V1_0);
+    let resolved = request(&spec, &command_line, None);
+    assert_eq!(
+        resolved.agent_endpoint.unwrap().protocol,
+        ProtocolChoice::Given {
+            protocol: A2aProtocol::V1_0,
+            by: "--a2a-protocol".into()
+        }
+    );
+    assert!(
+        resolved
+            .notes
+            .iter()
+            .any(|n| n == "--a2a-protocol replaces the suite's probes.protocol"),
+        "{:?}",
+        resolved.notes
+    );
 }
 
 /// Names that slipped past compile (a suite stored before names were
@@ -756,9 +846,33 @@ fn a_probe_url_never_leaves_the_agents_namespace() {
         namespace: NS.into(),
         name: "../team-b/k8s-agent".into(),
     };
-    let url = probe(hostile).unwrap().agent_endpoint.unwrap();
+    let url = probe(hostile.clone()).unwrap().agent_endpoint.unwrap().url;
     assert!(
         url.ends_with(&format!("/api/a2a/{NS}/..%2Fteam-b%2Fk8s-agent/")),
+        "{url}"
+    );
+    let mut v1 = suite(api(None, None, None), None);
+    v1.agent_ref = Some(AgentRefSpec {
+        api_version: Some(AgentApiVersion::V1Alpha3),
+        namespace: None,
+        name: hostile.name.clone(),
+    });
+    let url = resolve(&Request {
+        spec: &v1,
+        agent: Some(&hostile),
+        needs_judge: false,
+        needs_agent_endpoint: true,
+        defaults: &defaults,
+        base: Path::new("/"),
+        cluster: Some(&facts),
+        policy: &policy,
+    })
+    .unwrap()
+    .agent_endpoint
+    .unwrap()
+    .url;
+    assert!(
+        url.ends_with(&format!("/agents/{NS}/..%2Fteam-b%2Fk8s-agent")),
         "{url}"
     );
     let dotted = AgentRef {

@@ -296,6 +296,7 @@ impl SessionSource for AdkDatabase {
                 raw: session.finish(),
                 record: Record::Events,
                 revision: None,
+                rows: None,
             }
         })
         .await)

@@ -10,6 +10,7 @@
 use super::{
     RawSession, SessionQuery, SessionSource, SessionSummary, SourceError, StoredTask, TaskData,
 };
+use crate::core::a2a_v1::{fixture, timeline};
 use crate::core::ingest::{KeepJson, RawEvents, read_jsonl};
 use crate::core::parallel::map_in_order;
 use crate::core::session::{AgentRef, SessionKey};
@@ -61,6 +62,32 @@ impl FixtureSource {
     /// later line of the same task replacing the earlier, as kagent's task
     /// store keeps the last save).
     fn read(&self, id: &str, path: &Path, record: RecordChoice) -> Result<RawSession, SourceError> {
+        if let Some(lines) = kagent_v1_rows(path)? {
+            if record == RecordChoice::Events {
+                return Err(SourceError::Config(format!(
+                    "{} holds a kagent 1.0 Session's rows, not ADK events",
+                    path.display()
+                )));
+            }
+            let (tasks, events) = fixture::rows(lines)
+                .map_err(|e| SourceError::Config(format!("{}: {e}", path.display())))?;
+            let mut raw = RawEvents::default();
+            timeline::read_rows(
+                &tasks,
+                &events,
+                &self.describe().into(),
+                self.keep_json,
+                &mut raw,
+            );
+            return Ok(RawSession {
+                key: SessionKey::new(id, None),
+                agent_id: None,
+                raw,
+                record: Record::Tasks,
+                revision: None,
+                rows: None,
+            });
+        }
         let raw = read_file(path, self.keep_json)?;
         let mut session = RawSession {
             key: SessionKey::new(id, None),
@@ -68,6 +95,7 @@ impl FixtureSource {
             raw,
             record: Record::Events,
             revision: None,
+            rows: None,
         };
         // Task records are read the general way, which keeps their JSON; the
         // first row that is not one makes this a file of events.
@@ -105,7 +133,7 @@ impl FixtureSource {
                     }
                 }
                 let issues = std::mem::take(&mut session.raw.issues);
-                session.use_tasks(tasks, &self.describe().into());
+                session.use_tasks(tasks, &self.describe().into(), self.keep_json);
                 session.raw.issues.splice(0..0, issues);
                 Ok(session)
             }
@@ -146,6 +174,41 @@ pub fn read_file(path: &Path, keep: KeepJson) -> Result<RawEvents, SourceError> 
         keep,
     )
     .map_err(unavailable)
+}
+
+/// A file of a kagent 1.0 Session's rows (as `capture` writes them): its
+/// lines' JSON, where the first line is a row. Rows are recognised before
+/// anything is read as an ADK event, whose reader would take a row for one.
+fn kagent_v1_rows(path: &Path) -> Result<Option<Vec<serde_json::Value>>, SourceError> {
+    use std::io::BufRead;
+    let unavailable = |e: std::io::Error| SourceError::Unavailable {
+        source_name: format!("fixture {}", path.display()),
+        detail: e.to_string(),
+    };
+    let file = std::fs::File::open(path).map_err(unavailable)?;
+    // Only the first line is read to decide; an events file is then read
+    // by its own reader, which says which of its lines are not UTF-8.
+    let mut lines = std::io::BufReader::new(file)
+        .split(b'\n')
+        .enumerate()
+        .filter(|(_, line)| !line.as_ref().is_ok_and(|l| l.trim_ascii().is_empty()));
+    let Some((_, first)) = lines.next() else {
+        return Ok(None);
+    };
+    let first = first.map_err(unavailable)?;
+    match serde_json::from_slice(&first) {
+        Ok(value) if fixture::is_row(&value) => {
+            let mut rows = vec![value];
+            for (index, line) in lines {
+                let line = line.map_err(unavailable)?;
+                rows.push(serde_json::from_slice(&line).map_err(|e| {
+                    SourceError::Config(format!("{}:{}: not JSON: {e}", path.display(), index + 1))
+                })?);
+            }
+            Ok(Some(rows))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// An A2A task object rather than an ADK event.

@@ -401,9 +401,10 @@ impl Answered {
             raw: Default::default(),
             record: Record::Events,
             revision: None,
+            rows: None,
         };
         match self.tasks {
-            Some(tasks) => session.use_tasks(tasks, source),
+            Some(tasks) => session.use_tasks(tasks, source, keep),
             None => session.raw = read_events(self.events, source, keep),
         }
         session
@@ -430,7 +431,7 @@ fn read_events(events: Vec<Value>, source: &Arc<str>, keep: KeepJson) -> RawEven
         let parsed = match row.get_mut("data").map(Value::take) {
             Some(Value::String(text)) => parse_event(text.as_bytes(), origin, keep),
             Some(value @ Value::Object(_)) => Ok(Parsed {
-                event: RawEvent::from_value(origin, value),
+                event: RawEvent::from_value(origin, value, keep),
                 note: None,
             }),
             _ => Err(Issue::new(&origin, "event row has no `data`")),

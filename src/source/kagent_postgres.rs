@@ -22,6 +22,7 @@ use crate::secret::Secret;
 use futures::TryStreamExt;
 use sqlx::Row;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
+use std::collections::HashMap;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -102,6 +103,29 @@ SELECT k.id AS session_id, k.user_id, t.id, t.data,
    AND (to_jsonb(t)->>'user_id' IS NULL OR to_jsonb(t)->>'user_id' = k.user_id)
  ORDER BY k.id, k.user_id, t.created_at NULLS FIRST, t.id";
 
+/// Connections to one kagent database, all runs together: the operator
+/// runs up to `--max-concurrent-runs` at once, and a pool each would open
+/// that many times this many connections, and connect anew every run.
+pub const POOL_SIZE: u32 = 4;
+
+/// The one pool of a database URL in this process. Keyed by the URL
+/// itself (it holds the credentials, so two suites with other passwords
+/// never share connections), held only in memory.
+fn shared_pool(url: &Secret, options: &PgConnectOptions) -> PgPool {
+    static POOLS: std::sync::LazyLock<std::sync::Mutex<HashMap<String, PgPool>>> =
+        std::sync::LazyLock::new(Default::default);
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    pools
+        .entry(url.expose().to_string())
+        .or_insert_with(|| {
+            PgPoolOptions::new()
+                .max_connections(POOL_SIZE)
+                .acquire_timeout(Duration::from_secs(15))
+                .connect_lazy_with(options.clone())
+        })
+        .clone()
+}
+
 impl KagentPostgres {
     /// Connections are opened on first use, so a bad host shows up as the
     /// source being unavailable when the run reads it.
@@ -126,10 +150,7 @@ impl KagentPostgres {
             options.get_port(),
             options.get_database().unwrap_or("kagent")
         );
-        let pool = PgPoolOptions::new()
-            .max_connections(4)
-            .acquire_timeout(Duration::from_secs(15))
-            .connect_lazy_with(options.clone());
+        let pool = shared_pool(&url, &options);
         Ok(KagentPostgres {
             pool,
             options: Box::new(options),
@@ -286,6 +307,7 @@ impl SessionSource for KagentPostgres {
                     raw: RawEvents::default(),
                     record: Record::Events,
                     revision: None,
+                    rows: None,
                 })
             })
             .collect::<Result<_, sqlx::Error>>()
@@ -350,7 +372,7 @@ impl SessionSource for KagentPostgres {
         for ((session, raw), tasks) in sessions.iter_mut().zip(read).zip(tasks) {
             session.raw = raw;
             if let Some(tasks) = tasks {
-                session.use_tasks(tasks, &name);
+                session.use_tasks(tasks, &name, keep);
             }
         }
         Ok(sessions)

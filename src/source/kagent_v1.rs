@@ -15,12 +15,13 @@
 
 use super::kagent_postgres::KagentPostgres;
 use super::{RawSession, SessionQuery, SessionSummary, SourceError};
+use crate::core::a2a_v1::fixture;
 use crate::core::a2a_v1::json::{self, Losses};
 use crate::core::a2a_v1::timeline::{self, EventRow, TaskRow};
-use crate::core::ingest::{Issue, Origin, RawEvents};
+use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents};
 use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{AgentRef, SessionKey};
-use crate::core::task::{Protocol, Record, task_events};
+use crate::core::task::Record;
 use futures::TryStreamExt;
 use jiff::Timestamp;
 use sqlx::Row;
@@ -112,22 +113,22 @@ pub async fn detect(tx: &mut sqlx::PgConnection, source: &str) -> Result<Line, S
 // The Sessions with their Agent and revision, for each generation; macros
 // so that every query is one static text (sqlx takes no other).
 macro_rules! sessions_c {
-    () => {
-        "SELECT s.id::text AS id, s.user_id, s.history_id, s.source_checkpoint_id IS NOT NULL AS forked,
+    ($also:literal) => {
+        concat!("SELECT s.id::text AS id, s.user_id, s.history_id, s.source_checkpoint_id IS NOT NULL AS forked,
                 r.namespace, r.agent_name, s.prepared_revision AS revision, (r.revision IS NULL OR r.deleted_at IS NOT NULL) AS revision_deleted
            FROM session_record s
            LEFT JOIN agent_runtime_revision r ON r.revision = s.prepared_revision
-          WHERE s.state <> 'RUNTIME_STATE_DELETED'"
+          WHERE s.state <> 'RUNTIME_STATE_DELETED'", $also)
     };
 }
 
 macro_rules! sessions_b {
-    () => {
-        "SELECT s.id::text AS id, s.user_id, s.history_id, s.source_checkpoint_id IS NOT NULL AS forked,
+    ($also:literal) => {
+        concat!("SELECT s.id::text AS id, s.user_id, s.history_id, s.source_checkpoint_id IS NOT NULL AS forked,
                 r.namespace, r.agent_name, s.prepared_revision AS revision, (r.revision IS NULL OR r.deleted_at IS NOT NULL) AS revision_deleted
            FROM session s
            LEFT JOIN runtime_revision r ON r.revision = s.prepared_revision
-          WHERE s.state <> 'SESSION_STATE_DELETED'"
+          WHERE s.state <> 'SESSION_STATE_DELETED'", $also)
     };
 }
 
@@ -146,7 +147,7 @@ macro_rules! list {
                                 FROM session_task t WHERE t.history_id = s.history_id) u ON true
           WHERE ($1::text IS NULL OR (s.namespace = $1 AND s.agent_name = $2))
             AND ($3::float8 IS NULL OR u.updated >= to_timestamp($3))
-            AND NOT s.forked
+            AND ($6 OR NOT s.forked)
           ORDER BY u.updated DESC NULLS LAST, s.id, s.user_id
           LIMIT $4"
         )
@@ -170,15 +171,17 @@ macro_rules! fetch {
 
 fn list_sql(generation: Generation) -> &'static str {
     match generation {
-        Generation::C => list!(sessions_c!()),
-        Generation::B => list!(sessions_b!()),
+        Generation::C => list!(sessions_c!("")),
+        Generation::B => list!(sessions_b!("")),
     }
 }
 
 fn fetch_sql(generation: Generation) -> &'static str {
     match generation {
-        Generation::C => fetch!(sessions_c!()),
-        Generation::B => fetch!(sessions_b!()),
+        // The asked ids inside the CTE: by primary key, not a scan of
+        // every Session (a key test on the ids as text cannot use one).
+        Generation::C => fetch!(sessions_c!(" AND s.id = ANY($6::uuid[])")),
+        Generation::B => fetch!(sessions_b!(" AND s.id = ANY($6::uuid[])")),
     }
 }
 
@@ -217,6 +220,7 @@ pub async fn list(
         .bind(query.since.map(|t| t.as_millisecond() as f64 / 1000.0))
         .bind(query.limit.map(|l| l as i64))
         .bind(query.count_events)
+        .bind(query.include_forked_sessions)
         .fetch_all(&mut *tx)
         .await
         .map_err(|e| source.unavailable(e))?;
@@ -263,12 +267,18 @@ pub async fn fetch(
             None => any_user.push(key.id.clone()),
         }
     }
+    // A Session id is a UUID; an id that is not one names no Session.
+    let ids: Vec<uuid::Uuid> = keys
+        .iter()
+        .filter_map(|k| uuid::Uuid::parse_str(&k.id).ok())
+        .collect();
     let listed: Vec<Listed> = sqlx::query(fetch_sql(generation))
         .bind(&pair_ids)
         .bind(&pair_users)
         .bind(&any_user)
         .bind(agent.map(|a| a.namespace.clone()))
         .bind(agent.map(|a| a.name.clone()))
+        .bind(&ids)
         .fetch_all(&mut *tx)
         .await
         .map_err(|e| source.unavailable(e))?
@@ -284,6 +294,7 @@ pub async fn fetch(
                     raw: RawEvents::default(),
                     record: Record::Tasks,
                     revision: row.try_get("revision")?,
+                    rows: None,
                 },
                 history: row.try_get("history_id")?,
                 forked: row.try_get("forked")?,
@@ -333,12 +344,12 @@ pub async fn fetch(
             });
         }
     }
-    let name = source.name();
-    let read = map_in_order_beside(rows, move |rows| read_session(rows, &name)).await;
+    let (name, keep) = (source.name(), source.keep_json);
+    let read = map_in_order_beside(rows, move |rows| read_session(rows, &name, keep)).await;
     Ok(listed
         .into_iter()
         .zip(read)
-        .map(|(mut listed, mut raw)| {
+        .map(|(mut listed, (mut raw, rows))| {
             let session = SessionKey::new(listed.session.key.id.clone(), None);
             if listed.forked {
                 raw.notes.push(Issue::new(
@@ -356,6 +367,7 @@ pub async fn fetch(
                 ));
             }
             listed.session.raw = raw;
+            listed.session.rows = rows;
             listed.session
         })
         .collect())
@@ -380,8 +392,13 @@ pub struct BytesRow {
 }
 
 /// Decode a Session's rows and read them as its events; every row that
-/// does not decode is an issue naming it.
-pub fn read_session(rows: SessionBytes, source: &Arc<str>) -> RawEvents {
+/// does not decode is an issue naming it. With `keep`, the decoded rows
+/// too, as fixture lines.
+pub fn read_session(
+    rows: SessionBytes,
+    source: &Arc<str>,
+    keep: KeepJson,
+) -> (RawEvents, Option<Vec<serde_json::Value>>) {
     let mut raw = RawEvents::default();
     let mut losses = Losses::default();
     let time = |micros: Option<i64>| micros.and_then(|m| Timestamp::from_microsecond(m).ok());
@@ -422,15 +439,7 @@ pub fn read_session(rows: SessionBytes, source: &Arc<str>) -> RawEvents {
     for loss in losses.0 {
         raw.notes.push(Issue::new(origin("rows".into()), loss));
     }
-    let conversation = timeline::conversation(&tasks, &events);
-    for note in conversation.notes {
-        raw.notes.push(Issue::new(origin("tasks".into()), note));
-    }
-    for task in &conversation.tasks {
-        match task_events(task, Protocol::V1, source) {
-            Ok(read) => raw.events.extend(read),
-            Err(issue) => raw.issues.push(issue),
-        }
-    }
-    raw
+    timeline::read_rows(&tasks, &events, source, keep, &mut raw);
+    let kept = (keep == KeepJson::Yes).then(|| fixture::lines(&tasks, &events));
+    (raw, kept)
 }

@@ -28,6 +28,8 @@ pub struct SessionQuery {
     pub limit: Option<usize>,
     /// Also sessions a parent agent opened to call this one as a tool.
     pub include_sub_agent_sessions: bool,
+    /// Also kagent 1.0 Sessions forked from another's checkpoint.
+    pub include_forked_sessions: bool,
     /// Count each session's events, for a listing shown to a user; sources
     /// that must read a session to count it leave the count out otherwise.
     pub count_events: bool,
@@ -54,9 +56,36 @@ pub struct RawSession {
     pub record: Record,
     /// The Agent revision the session ran on (kagent 1.0).
     pub revision: Option<String>,
+    /// A kagent 1.0 Session's decoded rows as fixture lines, kept when
+    /// event JSON is kept: `capture` writes these rather than events.
+    pub rows: Option<Vec<serde_json::Value>>,
 }
 
 impl RawSession {
+    /// The session as stored, for a person to read: a kagent 1.0 Session's
+    /// decoded rows, else each event's JSON (those of `invocation` alone,
+    /// when given: rows hold whole tasks, so it cannot apply to them), and
+    /// which of the two it is. `Err` names an event whose JSON was not kept.
+    pub fn stored(
+        &self,
+        invocation: Option<&str>,
+    ) -> Result<(Vec<serde_json::Value>, &'static str), String> {
+        if let Some(rows) = self.rows.as_ref().filter(|_| invocation.is_none()) {
+            return Ok((rows.clone(), "rows"));
+        }
+        let events = self
+            .raw
+            .events
+            .iter()
+            .filter(|row| invocation.is_none_or(|id| id == row.event.invocation()))
+            .map(|row| {
+                row.value()
+                    .ok_or_else(|| format!("{}: the event's JSON was not kept", row.origin))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok((events, "events"))
+    }
+
     pub fn normalise(self) -> Session {
         let mut session = Session::from_raw(self.key, self.agent_id, self.raw);
         session.record = self.record;
@@ -66,8 +95,8 @@ impl RawSession {
 
     /// Read the session from its A2A tasks, oldest first, in place of
     /// whatever events it had.
-    pub(crate) fn use_tasks(&mut self, tasks: Vec<StoredTask>, source: &Arc<str>) {
-        self.raw = tasks_to_events(tasks, source);
+    pub(crate) fn use_tasks(&mut self, tasks: Vec<StoredTask>, source: &Arc<str>, keep: KeepJson) {
+        self.raw = tasks_to_events(tasks, source, keep);
         self.record = Record::Tasks;
     }
 }
@@ -87,7 +116,11 @@ pub(crate) enum TaskData {
 
 /// A session's tasks as events; a task that cannot be read is an issue
 /// naming it, so the session fails closed.
-pub(crate) fn tasks_to_events(tasks: Vec<StoredTask>, source: &Arc<str>) -> RawEvents {
+pub(crate) fn tasks_to_events(
+    tasks: Vec<StoredTask>,
+    source: &Arc<str>,
+    keep: KeepJson,
+) -> RawEvents {
     let mut raw = RawEvents::default();
     for task in tasks {
         let origin = task_origin(source, &task.id, 0);
@@ -100,7 +133,7 @@ pub(crate) fn tasks_to_events(tasks: Vec<StoredTask>, source: &Arc<str>) -> RawE
             Protocol::from_column(task.protocol.as_deref()).map_err(|why| Issue::new(&origin, why));
         match value
             .and_then(|v| protocol.map(|p| (v, p)))
-            .and_then(|(v, p)| task_events(&v, p, source))
+            .and_then(|(v, p)| task_events(&v, p, source, keep))
         {
             Ok(events) => raw.events.extend(events),
             Err(issue) => raw.issues.push(issue),

@@ -34,7 +34,12 @@ Also served for tests: GET /api/sessions/{id}/tasks, GET /api/tasks,
 GET /api/sessions/agent/{namespace}/{name}, GET /health, and, with
 `--a2a-agent URL`, POST /api/a2a/{namespace}/{name}/ forwarded to that one
 agent as the controller forwards A2A requests to an Agent's pod (the
-X-User-Id header passed on; nothing else of the caller's).
+X-User-Id header passed on; nothing else of the caller's), and GET
+/api/a2a/{namespace}/{name}/.well-known/agent.json answered with that agent's
+card, as the controller serves each Agent's card under its route; with
+`--a2a-v1-agent BASE`, kagent 1.0's route /agents/{namespace}/{name} (POST, and
+GET of its card) forwarded to BASE with the same path, the A2A-Version header
+passed on, so one stand-in serves an Agent of either line.
 The user is the `user_id` query parameter, else the X-User-Id header, else
 `admin@kagent.dev`, as the controller does in its unsecure mode.
 """
@@ -110,16 +115,26 @@ class Handler(BaseHTTPRequestHandler):
         parts = [p for p in url.path.split("/") if p]
         if parts[:2] == ["api", "a2a"] and self.command == "POST":
             return self.forward(raw)
+        if parts[:2] == ["api", "a2a"] and parts[-2:] == [".well-known", "agent.json"] and self.command == "GET":
+            # kagent 0.10's controller serves each Agent's card under its route.
+            return self.forward(None, path=".well-known/agent-card.json")
+        if parts[:1] == ["agents"] and self.server.a2a_v1_agent:
+            # kagent 1.0's route, to an A2A 1.0 agent serving the same path.
+            return self.forward(raw if self.command == "POST" else None, path=url.path.lstrip("/"),
+                                target=self.server.a2a_v1_agent)
         self.route(self.command, parts, query, body, user)
 
-    def forward(self, raw):
-        target = self.server.a2a_agent
+    def forward(self, raw, path="", target=None):
+        target = target or self.server.a2a_agent
         if not target:
             return self.fail(404, "no agent behind this A2A route")
         headers = {"Content-Type": "application/json"}
-        if self.headers.get("X-User-Id"):
-            headers["X-User-Id"] = self.headers["X-User-Id"]
-        request = urllib.request.Request(target, data=raw.encode(), headers=headers, method="POST")
+        for name in ("X-User-Id", "A2A-Version"):
+            if self.headers.get(name):
+                headers[name] = self.headers[name]
+        data = raw.encode() if raw is not None else None
+        request = urllib.request.Request(target.rstrip("/") + "/" + path, data=data, headers=headers,
+                                         method="POST" if data is not None else "GET")
         try:
             with urllib.request.urlopen(request, timeout=600) as answer:
                 status, data = answer.status, answer.read()
@@ -265,6 +280,7 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--log", required=True, help="JSONL file every request is appended to")
     parser.add_argument("--a2a-agent", help="the agent URL POST /api/a2a/NS/NAME/ goes to")
+    parser.add_argument("--a2a-v1-agent", help="the base URL of an A2A 1.0 agent /agents/NS/NAME goes to")
     args = parser.parse_args()
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
@@ -272,6 +288,7 @@ def main():
     server.log_path = args.log
     server.log_lock = threading.Lock()
     server.a2a_agent = args.a2a_agent
+    server.a2a_v1_agent = args.a2a_v1_agent
     print(f"listening on {args.host}:{server.server_address[1]}", flush=True)
     try:
         server.serve_forever()

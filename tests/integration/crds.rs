@@ -63,6 +63,10 @@ fn install_and_establish() {
             "evalsuites.evals.kagent.dev",
             "agents.kagent.dev",
             "modelconfigs.kagent.dev",
+            "agents.api.kagent.dev",
+            "agenttemplates.api.kagent.dev",
+            "harnesses.api.kagent.dev",
+            "modelconfigs.api.kagent.dev",
             "servicemonitors.monitoring.coreos.com",
             "prometheusrules.monitoring.coreos.com"
         ]
@@ -385,6 +389,32 @@ fn compiled(spec: &Value) -> Result<(), LoadError> {
 
 fn invalid_suites_are_refused_alike_by_the_api_server_and_compile() {
     let plane = control_plane();
+    // `suite validate`, offline, on every one of them at once.
+    let dir = tempfile::tempdir().unwrap();
+    for (i, invalid) in invalid_suites().iter().enumerate() {
+        let manifest = json!({"apiVersion": "evals.kagent.dev/v1alpha1", "kind": "EvalSuite", "metadata": {"name": "invalid"}, "spec": invalid.spec});
+        let file = dir.path().join(format!("invalid-{i:02}.yaml"));
+        std::fs::write(file, serde_saphyr::to_string(&manifest).unwrap()).unwrap();
+    }
+    let validated = std::process::Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+        .args(["suite", "validate"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(validated.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&validated.stdout);
+    for (i, invalid) in invalid_suites().iter().enumerate() {
+        let line = said
+            .lines()
+            .find(|l| l.contains(&format!("invalid-{i:02}.yaml:")))
+            .unwrap_or_else(|| panic!("suite validate accepted {}:\n{said}", invalid.spec));
+        assert!(
+            line.contains(&format!(": {}: ", invalid.field)),
+            "suite validate names another field than {} for {}: {line}",
+            invalid.field,
+            invalid.spec
+        );
+    }
     runtime().block_on(async {
         let client = plane.client().await;
         let ns = namespace(&client, "invalid-suites").await;
@@ -438,7 +468,7 @@ fn status_writes_do_not_touch_spec() {
         let mut smuggled = suite.clone();
         smuggled["spec"]["schedule"] = json!("@hourly");
         smuggled["status"] = serde_json::to_value(EvalSuiteStatus {
-            last_run: Some(LastRun { name: "s-1".into(), result: kagent_evals::k8s::vocabulary::RunResult::Passed, pass_rate: Some(1.0), completion_time: None }),
+            last_run: Some(LastRun { name: "s-1".into(), result: kagent_evals::k8s::vocabulary::RunResult::Passed, pass_rate: Some(1.0), completion_time: None, failed_cases: vec![] }),
             ..Default::default()
         })
         .unwrap();

@@ -7,7 +7,7 @@
 use crate::crds::namespace;
 use crate::support::operator::{
     agent, apply_suite, captured, config, event_reasons, finished, run_now, start, wait_for,
-    weather_suite,
+    weather_database, weather_suite,
 };
 use crate::support::postgres::{SeedSession, TestDatabase};
 use crate::support::{control_plane, free_port, runtime};
@@ -42,6 +42,16 @@ pub fn tests() -> Vec<Test> {
             run: regression_causes,
         },
         Test {
+            name: "journey::a_dearer_nightly_fails_says_why_and_moves_the_cost_metric",
+            needs: &[Need::ControlPlane, Need::Postgres],
+            run: dearer_nightly,
+        },
+        Test {
+            name: "journey::a_suites_select_chooses_the_cases_its_runs_score",
+            needs: &[Need::ControlPlane, Need::Postgres],
+            run: selected_cases,
+        },
+        Test {
             name: "journey::a_time_zone_the_api_server_cannot_check_is_reported",
             needs: &[Need::ControlPlane],
             run: invalid_time_zone,
@@ -52,6 +62,50 @@ pub fn tests() -> Vec<Test> {
             run: missing_api,
         },
     ]
+}
+
+/// One suite file, a fast gate and a full nightly: `spec.select` leaves
+/// cases out, and the run says so.
+fn selected_cases() {
+    let plane = control_plane();
+    runtime().block_on(async {
+        let client = plane.client().await;
+        let ns = namespace(&client, "journey-select").await;
+        let db = weather_database("journeyselect", &ns).await;
+        let _replica = start(&plane, config(&ns, "replica-a", Some(&db.url))).await;
+        let mut suite = weather_suite(&ns, "weather", "weather-assistant");
+        suite["spec"]["select"] = json!({"cases": ["uses-no-tool-*", "looks-up-*"]});
+        apply_suite(&client, &ns, &suite).await;
+        run_now(&client, &ns, "selected", "weather").await;
+        let status = finished(&client, &ns, "selected", Duration::from_secs(60))
+            .await
+            .status
+            .unwrap();
+        assert_eq!(status.phase, Some(Phase::Succeeded), "{status:?}");
+        assert_eq!(
+            status.selection.as_deref(),
+            Some("selected 2 of 3 cases (cases uses-no-tool-*, looks-up-*)")
+        );
+        let names: Vec<&str> = status.results.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "uses-no-tool-outside-its-budget",
+                "looks-up-the-city-the-user-asked-about"
+            ]
+        );
+
+        // Without it, every case.
+        suite["spec"].as_object_mut().unwrap().remove("select");
+        apply_suite(&client, &ns, &suite).await;
+        run_now(&client, &ns, "everything", "weather").await;
+        let status = finished(&client, &ns, "everything", Duration::from_secs(60))
+            .await
+            .status
+            .unwrap();
+        assert_eq!(status.results.len(), 3, "{status:?}");
+        assert_eq!(status.selection, None);
+    });
 }
 
 /// `kubectl wait --for=condition=Complete` counts a condition only when its
@@ -268,7 +322,7 @@ fn regression_causes() {
         replica.stop().await;
         let _replica = start(&plane, config(&ns, "replica-b", Some(&other.url))).await;
         let note = regression(run()).await;
-        assert!(note.contains("changed since: the source (the operator's kagent PostgreSQL"), "{note}");
+        assert!(note.contains("changed since: the source (the operator's kagent 0.10 PostgreSQL"), "{note}");
         assert!(!note.contains("the suite (") && !note.contains("the Agent ("), "{note}");
     });
 }
@@ -286,7 +340,9 @@ fn invalid_time_zone() {
         let suites: Api<EvalSuite> = Api::namespaced(client.clone(), &ns);
         let ready = wait_for(
             "Ready=False InvalidSchedule",
-            Duration::from_secs(30),
+            // Generous: with every integration test at once on two cores, a
+            // new replica takes a while to lead.
+            Duration::from_secs(90),
             || async {
                 let status = suites.get("mars").await.unwrap().status?;
                 status
@@ -360,5 +416,82 @@ fn missing_api() {
             "{}",
             complete.message
         );
+    });
+}
+
+/// A nightly whose mean cost per session rose past the suite's gate
+/// against its last Succeeded run: `Failed`, with an `EfficiencyRegressed`
+/// Event carrying the numbers and what changed, and the cost metric moved.
+fn dearer_nightly() {
+    let plane = control_plane();
+    runtime().block_on(async {
+        let client = plane.client().await;
+        let ns = namespace(&client, "journey-dearer").await;
+        let db = weather_database("journeydearer", &ns).await;
+        let metrics_port = free_port();
+        let mut cfg = config(&ns, "replica-a", Some(&db.url));
+        cfg.metrics_address = Some(([127, 0, 0, 1], metrics_port).into());
+        let _replica = start(&plane, cfg).await;
+        let mut suite = weather_suite(&ns, "nightly", "weather-assistant");
+        suite["spec"]["cases"] = json!([suite["spec"]["cases"][0].clone()]);
+        suite["spec"]["gates"] = json!({"maxIncrease": {"cost": 0.02}});
+        let priced = |suite: &mut serde_json::Value, scale: f64| {
+            suite["spec"]["prices"] =
+                json!([{"promptPerMillionTokens": 0.4 * scale, "completionPerMillionTokens": 1.6 * scale}]);
+        };
+        priced(&mut suite, 1.0);
+        apply_suite(&client, &ns, &suite).await;
+        let mean_cost = || async {
+            let metrics = reqwest::get(format!("http://127.0.0.1:{metrics_port}/metrics"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            let prefix = format!("kagent_evals_suite_last_run_mean_cost{{namespace=\"{ns}\",suite=\"nightly\"}} ");
+            metrics
+                .lines()
+                .find_map(|l| l.strip_prefix(prefix.as_str()))
+                .map(|v| v.parse::<f64>().unwrap())
+        };
+
+        run_now(&client, &ns, "nightly-1", "nightly").await;
+        let first = finished(&client, &ns, "nightly-1", Duration::from_secs(60)).await.status.unwrap();
+        assert_eq!(first.phase, Some(Phase::Succeeded), "{first:?}");
+        let cost = first.efficiency.as_ref().unwrap().cost.mean.unwrap();
+        let gate = first.gate.unwrap();
+        assert_eq!(
+            gate.skipped,
+            ["maxIncrease.cost not evaluated: no earlier Succeeded run of the suite that recorded cost, latency and tokens"]
+        );
+        let before = wait_for("the mean cost metric", Duration::from_secs(30), || async {
+            mean_cost().await.filter(|v| (v - cost).abs() < 1e-12)
+        })
+        .await;
+
+        // The prices rise by 10%: the same sessions cost more.
+        priced(&mut suite, 1.1);
+        apply_suite(&client, &ns, &suite).await;
+        run_now(&client, &ns, "nightly-2", "nightly").await;
+        let second = finished(&client, &ns, "nightly-2", Duration::from_secs(60)).await.status.unwrap();
+        assert_eq!(second.phase, Some(Phase::Failed), "{second:?}");
+        assert_eq!(second.cases.unwrap().failed, 0, "the cases still pass");
+        let comparison = second.baseline.unwrap();
+        assert_eq!(comparison.baseline, "EvalRun nightly-1");
+        let note = wait_for("EfficiencyRegressed", Duration::from_secs(20), || async {
+            event_reasons(&client, &ns, "nightly-2")
+                .await
+                .into_iter()
+                .find(|(r, _)| r == "EfficiencyRegressed")
+                .map(|(_, note)| note)
+        })
+        .await;
+        assert!(note.starts_with("mean cost per session rose 10.0% ("), "{note}");
+        assert!(note.contains("against nightly-1; changed since: the suite (generation 1 -> 2)"), "{note}");
+        let after = wait_for("the mean cost metric to move", Duration::from_secs(30), || async {
+            mean_cost().await.filter(|v| *v > before)
+        })
+        .await;
+        assert!((after / before - 1.1).abs() < 1e-9, "{before} -> {after}");
     });
 }

@@ -12,7 +12,7 @@ use crate::{Need, Test};
 use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
-use axum::routing::{get, post};
+use axum::routing::post;
 use k8s_openapi::api::core::v1::Secret;
 use kagent_evals::k8s::conditions::is_true;
 use kagent_evals::k8s::crd::Phase;
@@ -53,7 +53,6 @@ async fn judge_server() -> (String, Arc<Mutex<Vec<String>>>) {
     }
     let seen = Arc::new(Mutex::new(Vec::new()));
     let app = axum::Router::new()
-        .route("/v1/models", get(|| async { Json(json!({"data": []})) }))
         .route("/v1/chat/completions", post(chat))
         .with_state(seen.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -103,7 +102,8 @@ fn model_config_and_dead_judge() {
         assert_eq!(status.phase, Some(Phase::Succeeded), "{status:?}");
         let usage = status.judge.expect("the judge's calls are in the status");
         assert_eq!((usage.calls, usage.prompt_tokens, usage.completion_tokens), (1, 200, 20));
-        assert_eq!(*seen.lock().unwrap(), [format!("Bearer {API_KEY}")]);
+        // The one-token preflight, then the judged call.
+        assert_eq!(*seen.lock().unwrap(), [format!("Bearer {API_KEY}"), format!("Bearer {API_KEY}")]);
 
         // Nothing listens on port 9 of loopback.
         let dead = json!({"url": "http://127.0.0.1:9/v1", "model": "judge-model", "apiKeySecretRef": {"name": "judge-key", "key": "OPENAI_API_KEY"}});
@@ -124,6 +124,6 @@ fn model_config_and_dead_judge() {
         })
         .await;
         assert!(!note.contains(API_KEY), "{note}");
-        assert_eq!(seen.lock().unwrap().len(), 1, "the dead judge's run asked no one");
+        assert_eq!(seen.lock().unwrap().len(), 2, "the dead judge's run asked no one");
     });
 }

@@ -5,17 +5,27 @@
 //! independently of any decoder: the user's turns, the tool calls with
 //! their arguments, the final answer, the error, the usage, the revision.
 
+use crate::crds::namespace;
+use crate::support::operator::{
+    apply_suite, config, event_reasons, finished, run_now, start, wait_for,
+};
 use crate::support::postgres::TestDatabase;
-use crate::support::runtime;
+use crate::support::{control_plane, runtime};
 use crate::{Need, Test};
 use kagent_evals::core::convert::{ConvertOptions, convert};
 use kagent_evals::core::session::{AgentRef, SessionKey};
 use kagent_evals::core::task::RecordChoice;
+use kagent_evals::k8s::crd::Phase;
+use kagent_evals::k8s::vocabulary::Failure;
 use kagent_evals::secret::Secret;
 use kagent_evals::source::kagent_postgres::KagentPostgres;
 use kagent_evals::source::{SessionQuery, SessionSource};
+use kube::Api;
+use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
 use serde_json::Value;
+use serde_json::json;
 use std::path::Path;
+use std::time::Duration;
 
 pub fn tests() -> Vec<Test> {
     vec![
@@ -44,6 +54,16 @@ pub fn tests() -> Vec<Test> {
             needs: &[Need::Postgres],
             run: neither_line,
         },
+        Test {
+            name: "kagent_v1::a_captured_session_reads_back_from_its_fixture_as_from_the_database",
+            needs: &[Need::Postgres],
+            run: captured_reads_back,
+        },
+        Test {
+            name: "kagent_v1::the_operator_reads_a_1_0_agent_and_names_the_revision_a_regression_came_with",
+            needs: &[Need::ControlPlane, Need::Postgres],
+            run: operator_on_a_1_0_agent,
+        },
     ]
 }
 
@@ -58,6 +78,13 @@ fn data(file: &str) -> String {
 
 fn expected() -> Value {
     serde_json::from_str(&data("expected.json")).unwrap()
+}
+
+/// A kagent 1.0 database (generation C) with its tables and no rows.
+pub async fn empty_v1_database() -> TestDatabase {
+    let db = TestDatabase::create("kagent1_live").await;
+    db.execute(&data("schema-c.sql")).await;
+    db
 }
 
 /// A database of kagent 1.0 in the given schema generation, loaded.
@@ -207,6 +234,27 @@ fn listing() {
         // Most recent task first.
         let times: Vec<_> = listed.iter().map(|s| s.updated.unwrap()).collect();
         assert!(times.windows(2).all(|w| w[0] >= w[1]), "{times:?}");
+        // Forks on request.
+        let with_forks = source
+            .list(&SessionQuery {
+                agent: Some("kagent/weather-agent".parse().unwrap()),
+                include_forked_sessions: true,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        let forked: Vec<&str> = expected["sessions"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, s)| s["flags"]["forked"] == true)
+            .map(|(id, _)| id.as_str())
+            .collect();
+        assert!(!forked.is_empty());
+        for id in forked {
+            assert!(with_forks.iter().any(|s| s.key.id == id), "{id}");
+        }
+        assert_eq!(with_forks.len(), listed.len() + 1);
         assert!(
             source.describe().starts_with("kagent 1.0 PostgreSQL at"),
             "{}",
@@ -267,5 +315,235 @@ fn neither_line() {
             error.contains("for 1.0 session_task, session_task_event, runtime_revision"),
             "{error}"
         );
+    });
+}
+
+/// `capture` writes a 1.0 Session as its decoded rows, and
+/// `extract --fixture` of that file gives the trajectory the database gave.
+fn captured_reads_back() {
+    runtime().block_on(async {
+        let db = kagent_v1_database("c").await;
+        let dir = tempfile::tempdir().unwrap();
+        let kagent_evals = |args: &[&str]| {
+            let output = std::process::Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+                .args(args)
+                .env("KAGENT_EVALS_DATABASE_URL", &db.url)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+            assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+            (String::from_utf8(output.stdout).unwrap(), stderr)
+        };
+        let expected = expected();
+        let (listing, _) = kagent_evals(&["sessions", "--agent", "kagent/weather-agent"]);
+        let header: Vec<&str> = listing.lines().next().unwrap().split_whitespace().collect();
+        assert_eq!(
+            header,
+            ["SESSION", "USER", "AGENT", "REVISION", "EVENTS", "UPDATED"]
+        );
+        let r2 = expected["revisions"]["r2"]["revision"].as_str().unwrap();
+        assert!(listing.lines().any(|l| l.contains(r2)), "{listing}");
+        let mut compared = 0;
+        for (id, want) in expected["sessions"].as_object().unwrap() {
+            let readable = want["generations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|g| g == "c")
+                && want["flags"]["deleted"] != true;
+            if !readable {
+                continue;
+            }
+            let user = want["user_id"].as_str().unwrap();
+            let file = dir.path().join(format!("{id}.jsonl"));
+            let (_, said) =
+                kagent_evals(&["capture", id, "--user", user, "-o", file.to_str().unwrap()]);
+            assert!(said.contains(" rows to "), "{id}: {said}");
+            let lines = std::fs::read_to_string(&file).unwrap();
+            assert!(
+                lines
+                    .lines()
+                    .all(|l| l.contains(r#""table":"session_task"#)),
+                "{id}: {lines}"
+            );
+            let (from_database, _) = kagent_evals(&["extract", id, "--user", user]);
+            let (from_fixture, _) =
+                kagent_evals(&["extract", id, "--fixture", file.to_str().unwrap()]);
+            assert!(from_database.contains("\"role\""), "{id}: {from_database}");
+            assert_eq!(from_fixture, from_database, "{id}");
+            compared += 1;
+        }
+        assert!(compared >= 10, "only {compared} sessions compared");
+    });
+}
+
+/// Server-side apply of a kagent 1.0 object (`api.kagent.dev/v1alpha3`),
+/// its status too when it has one.
+pub async fn apply_v1(client: &kube::Client, namespace: &str, kind: &str, body: serde_json::Value) {
+    let resource =
+        ApiResource::from_gvk(&GroupVersionKind::gvk("api.kagent.dev", "v1alpha3", kind));
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &resource);
+    let name = body["metadata"]["name"].as_str().unwrap().to_string();
+    let mut object = body.clone();
+    object["apiVersion"] = json!("api.kagent.dev/v1alpha3");
+    object["kind"] = json!(kind);
+    let status = object.as_object_mut().unwrap().remove("status");
+    let apply = PatchParams::apply("kagent-1.0-stand-in").force();
+    api.patch(&name, &apply, &Patch::Apply(&object))
+        .await
+        .unwrap();
+    if let Some(status) = status {
+        let patch = json!({"apiVersion": object["apiVersion"], "kind": kind, "status": status});
+        api.patch_status(&name, &apply, &Patch::Apply(&patch))
+            .await
+            .unwrap();
+    }
+}
+
+async fn delete_v1(client: &kube::Client, namespace: &str, kind: &str, name: &str) {
+    let resource =
+        ApiResource::from_gvk(&GroupVersionKind::gvk("api.kagent.dev", "v1alpha3", kind));
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &resource);
+    api.delete(name, &Default::default()).await.unwrap();
+}
+
+/// The operator evaluates a kagent 1.0 Agent: its template (by reference)
+/// and harness (inline) resolved into the run's status with the revision
+/// new Sessions start on; the sessions grouped by the revision they ran
+/// on; a regression named by the revision its failures came with and by
+/// what changed in the template; an unreadable template an `Error`.
+fn operator_on_a_1_0_agent() {
+    let plane = control_plane();
+    runtime().block_on(async {
+        let client = plane.client().await;
+        let ns = namespace(&client, "kagent-v1-operator").await;
+        let db = kagent_v1_database("c").await;
+        // The generated Agents live in `kagent`; this test's in its own namespace.
+        db.execute(&format!(
+            "UPDATE runtime_revision SET namespace = '{ns}' WHERE namespace = 'kagent';
+             UPDATE agent_definition SET namespace = '{ns}' WHERE namespace = 'kagent';"
+        ))
+        .await;
+        let expected = expected();
+        let session_of = |key: &str| {
+            expected["sessions"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .find(|(_, s)| s["key"] == key)
+                .map(|(id, _)| id.clone())
+                .unwrap()
+        };
+        let revision = |label: &str| expected["revisions"][label]["revision"].as_str().unwrap().to_string();
+        // The session on r0 (no tool called) is hidden until the second run.
+        let on_r0 = session_of("deleted-revision");
+        db.execute(&format!(
+            "UPDATE runtime_instance SET state = 'RUNTIME_STATE_DELETED' WHERE id = '{on_r0}'"
+        ))
+        .await;
+        let template = |model: &str| {
+            json!({
+                "metadata": {"name": "weather"},
+                "spec": {
+                    "modelConfig": {"name": model},
+                    "systemPrompt": "You are a weather assistant. Always call get_weather before answering.",
+                    "tools": [{"mcp": {"server": {"kind": "RemoteMCPServer", "name": "weather-tools"}, "tools": ["get_weather"]}}]
+                }
+            })
+        };
+        let agent = |latest: &str| {
+            json!({
+                "metadata": {"name": "weather-agent"},
+                "spec": {"template": {"ref": {"name": "weather"}}, "harness": {"inline": {"kagent": {}}}},
+                "status": {"observedGeneration": 1, "latestSuccessfulRevision": latest}
+            })
+        };
+        apply_v1(&client, &ns, "AgentTemplate", template("gpt-4.1")).await;
+        apply_v1(&client, &ns, "Agent", agent(&revision("r2"))).await;
+        let _replica = start(&plane, config(&ns, "replica-a", Some(&db.url))).await;
+        let suite = json!({
+            "apiVersion": "evals.kagent.dev/v1alpha1",
+            "kind": "EvalSuite",
+            "metadata": {"name": "weather-v1", "namespace": ns},
+            "spec": {
+                "agentRef": {"apiVersion": "api.kagent.dev/v1alpha3", "name": "weather-agent"},
+                "cases": [{
+                    "name": "weather-questions-call-the-tool",
+                    "match": {"regex": "(?i)weather|rain|hello"},
+                    "evaluators": [{"name": "tool", "type": "toolsUsed", "toolsUsed": {"expected": ["get_weather"]}}]
+                }]
+            }
+        });
+        apply_suite(&client, &ns, &suite).await;
+
+        run_now(&client, &ns, "v1-1", "weather-v1").await;
+        let first = finished(&client, &ns, "v1-1", Duration::from_secs(60)).await.status.unwrap();
+        assert_eq!(first.phase, Some(Phase::Succeeded), "{first:?}");
+        let source = first.source.as_deref().unwrap();
+        assert!(source.contains("kagent 1.0 PostgreSQL"), "{source}");
+        let seen = first.agent.clone().unwrap();
+        assert_eq!(seen.latest_successful_revision.as_deref(), Some(revision("r2").as_str()));
+        assert_eq!(seen.observed_generation, Some(1));
+        let template_seen = seen.template.clone().unwrap();
+        assert_eq!(template_seen.from, "AgentTemplate weather");
+        assert_eq!(template_seen.model_config.as_deref(), Some("gpt-4.1"));
+        let prompt = template_seen.prompt.unwrap();
+        assert!(prompt.starts_with("inline (sha256 ") && !prompt.contains("weather"), "{prompt}");
+        assert_eq!(template_seen.tools, ["mcp RemoteMCPServer/weather-tools: get_weather"]);
+        let harness = seen.harness.clone().unwrap();
+        assert_eq!((harness.from.as_str(), harness.kind.as_str()), ("inline", "kagent"));
+        let by_revision: Vec<(String, u32, u32)> =
+            first.revisions.iter().map(|r| (r.revision.clone(), r.sessions, r.failed_sessions)).collect();
+        let mut by_revision_sorted = by_revision.clone();
+        by_revision_sorted.sort();
+        let mut wanted = vec![(revision("r2"), 4, 0), (revision("r1"), 2, 0)];
+        wanted.sort();
+        assert_eq!(by_revision_sorted, wanted, "{by_revision:?}");
+
+        // The template moves to another model, kagent compiles a new
+        // revision, and the session on r0 comes back: the next run fails.
+        apply_v1(&client, &ns, "AgentTemplate", template("gpt-4.1-mini")).await;
+        apply_v1(&client, &ns, "Agent", agent("sha256:next")).await;
+        db.execute(&format!(
+            "UPDATE runtime_instance SET state = 'RUNTIME_STATE_READY' WHERE id = '{on_r0}'"
+        ))
+        .await;
+        run_now(&client, &ns, "v1-2", "weather-v1").await;
+        let second = finished(&client, &ns, "v1-2", Duration::from_secs(60)).await.status.unwrap();
+        assert_eq!(second.phase, Some(Phase::Failed), "{second:?}");
+        assert!(
+            second.revisions.iter().any(|r| r.revision == revision("r0") && r.failed_sessions == 1),
+            "{:?}",
+            second.revisions
+        );
+        let note = wait_for("RegressionDetected", Duration::from_secs(20), || async {
+            event_reasons(&client, &ns, "v1-2")
+                .await
+                .into_iter()
+                .find(|(r, _)| r == "RegressionDetected")
+                .map(|(_, note)| note)
+        })
+        .await;
+        let r2 = revision("r2");
+        assert!(
+            note.contains(&format!("the Agent (revision {r2} -> sha256:next; model config gpt-4.1 -> gpt-4.1-mini)")),
+            "{note}"
+        );
+        let r0 = revision("r0");
+        assert!(
+            note.contains(&format!("the failures came with revision {r0} (1 of 1 sessions failed), new since the previous run")),
+            "{note}"
+        );
+
+        // A template that cannot be read stops the run; it is not scored
+        // against an Agent half seen.
+        delete_v1(&client, &ns, "AgentTemplate", "weather").await;
+        run_now(&client, &ns, "v1-3", "weather-v1").await;
+        let third = finished(&client, &ns, "v1-3", Duration::from_secs(60)).await.status.unwrap();
+        assert_eq!(third.phase, Some(Phase::Error), "{third:?}");
+        assert_eq!(third.failure, Some(Failure::AgentUnreadable), "{third:?}");
+        let message = third.message.clone().unwrap_or_default();
+        assert!(message.contains("AgentTemplate weather (spec.template.ref) cannot be read: not found"), "{message}");
+        assert_eq!(third.sessions_evaluated, None, "{third:?}");
     });
 }

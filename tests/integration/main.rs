@@ -6,6 +6,7 @@
 //! missing prerequisite is a failure instead.
 
 mod crds;
+mod gitops;
 mod journey;
 mod judge;
 mod kagent_v1;
@@ -38,6 +39,7 @@ pub struct Test {
 fn tests() -> Vec<Test> {
     let mut all = Vec::new();
     all.extend(crds::tests());
+    all.extend(gitops::tests());
     all.extend(sources::tests());
     all.extend(operator::tests());
     all.extend(probes::tests());
@@ -54,7 +56,7 @@ fn tests() -> Vec<Test> {
 fn missing(need: Need) -> Option<&'static str> {
     match need {
         Need::ControlPlane if support::controlplane::binaries().is_none() => Some(
-            "kube-apiserver and etcd are not built (hack/build-tools.sh builds them into target/controlplane)",
+            "kube-apiserver, etcd and kubectl are not built (hack/build-tools.sh builds them into target/controlplane)",
         ),
         Need::Postgres if support::postgres::admin_url().is_none() => Some(
             "no PostgreSQL (set KAGENT_EVALS_TEST_DATABASE_URL to a superuser URL; .ci/run starts one)",

@@ -28,13 +28,37 @@ fn root() -> &'static Path {
 
 /// The Python environment with kagent-adk, built on first use.
 pub fn python_env() -> PathBuf {
+    python_env_named("adk")
+}
+
+/// The Python environment `name` of hack/python-env.sh, built on first use.
+fn python_env_named(name: &str) -> PathBuf {
     let output = Command::new(root().join("hack/python-env.sh"))
-        .arg("adk")
+        .arg(name)
         .stderr(Stdio::inherit())
         .output()
         .expect("run hack/python-env.sh");
-    assert!(output.status.success(), "hack/python-env.sh adk failed");
+    assert!(output.status.success(), "hack/python-env.sh {name} failed");
     PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
+}
+
+/// The scripted model of tests/a2a/scripted_model.py answering `script`,
+/// logging to `dir`/model.jsonl; its base URL.
+fn scripted_model(python: &Path, dir: &Path, script: &Value) -> (Child, String) {
+    let script_file = dir.join("script.json");
+    std::fs::write(&script_file, script.to_string()).unwrap();
+    let mut model = Command::new(python)
+        .arg(root().join("tests/a2a/scripted_model.py"))
+        .args(["--port", "0", "--script"])
+        .arg(&script_file)
+        .arg("--log")
+        .arg(dir.join("model.jsonl"))
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(dir.join("model.err")).unwrap())
+        .spawn()
+        .unwrap();
+    let port = listening(&mut model);
+    (model, format!("http://127.0.0.1:{port}/v1"))
 }
 
 fn free_port() -> u16 {
@@ -76,24 +100,18 @@ impl LiveAgent {
 
     /// The same, as an Agent of `namespace` (its app and session agent id).
     pub fn start_in(namespace: &str, script: &Value) -> LiveAgent {
+        Self::start_serving(namespace, script, None)
+    }
+
+    /// The same, its controller stand-in also serving kagent 1.0's route
+    /// `/agents/NS/NAME` from the A2A 1.0 agent at `v1_agent` (a base URL).
+    pub fn start_serving(namespace: &str, script: &Value, v1_agent: Option<&str>) -> LiveAgent {
         let venv = python_env();
         let python = venv.join("bin/python");
         let dir = tempfile::tempdir().unwrap();
         let a2a = root().join("tests/a2a");
-        let script_file = dir.path().join("script.json");
-        std::fs::write(&script_file, script.to_string()).unwrap();
         let log = |name: &str| std::fs::File::create(dir.path().join(name)).unwrap();
-        let mut model = Command::new(&python)
-            .arg(a2a.join("scripted_model.py"))
-            .args(["--port", "0", "--script"])
-            .arg(&script_file)
-            .arg("--log")
-            .arg(dir.path().join("model.jsonl"))
-            .stdout(Stdio::piped())
-            .stderr(log("model.err"))
-            .spawn()
-            .unwrap();
-        let model_port = listening(&mut model);
+        let (model, model_url) = scripted_model(&python, dir.path(), script);
         let agent_port = free_port();
         let a2a_url = format!("http://127.0.0.1:{agent_port}/");
         let mut controller = Command::new(&python)
@@ -101,12 +119,17 @@ impl LiveAgent {
             .args(["--port", "0", "--log"])
             .arg(dir.path().join("controller.jsonl"))
             .args(["--a2a-agent", &a2a_url])
+            .args(
+                v1_agent
+                    .map(|base| ["--a2a-v1-agent", base])
+                    .into_iter()
+                    .flatten(),
+            )
             .stdout(Stdio::piped())
             .stderr(log("controller.err"))
             .spawn()
             .unwrap();
         let controller_port = listening(&mut controller);
-        let model_url = format!("http://127.0.0.1:{model_port}/v1");
         let work = dir.path().join("agent");
         let laid_out = Command::new(&python)
             .arg(a2a.join("agent/workdir.py"))
@@ -182,6 +205,86 @@ impl LiveAgent {
 }
 
 impl Drop for LiveAgent {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A real A2A 1.0 agent for tests: tests/a2a/agent_v1.py, served by the
+/// A2A project's own Python SDK (a2a-sdk 1.3.0), at kagent 1.0's route
+/// `/agents/NAMESPACE/NAME`, its model a scripted OpenAI-compatible
+/// server, every update written to kagent 1.0's tables in `database_url`
+/// (generation C, loaded beforehand).
+#[allow(dead_code)] // each test crate uses what it needs
+pub struct LiveAgentV1 {
+    /// The agent's A2A endpoint: `http://127.0.0.1:PORT/agents/NS/NAME`.
+    pub url: String,
+    children: Vec<Child>,
+    pub dir: tempfile::TempDir,
+}
+
+#[allow(dead_code)] // each test crate uses what it needs
+impl LiveAgentV1 {
+    /// `versions`: what its card offers (`1.0`; with `0.3` the SDK's 0.3
+    /// adapter answers `message/send` too).
+    pub fn start(
+        namespace: &str,
+        name: &str,
+        script: &Value,
+        database_url: &str,
+        versions: &[&str],
+    ) -> LiveAgentV1 {
+        let python = python_env_named("a2a1").join("bin/python");
+        let dir = tempfile::tempdir().unwrap();
+        let (model, model_url) = scripted_model(&python, dir.path(), script);
+        let mut agent = Command::new(&python)
+            .arg(root().join("tests/a2a/agent_v1.py"))
+            .args(["--port", "0", "--model-url", &model_url])
+            .args(["--namespace", namespace, "--name", name])
+            .args(["--database-url", database_url])
+            .arg("--protocol-versions")
+            .args(versions)
+            .arg("--log")
+            .arg(dir.path().join("requests.jsonl"))
+            .env_remove("KAGENT_EVALS_TEST_DATABASE_URL")
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(dir.path().join("agent.err")).unwrap())
+            .spawn()
+            .unwrap();
+        let port = listening(&mut agent);
+        LiveAgentV1 {
+            url: format!("http://127.0.0.1:{port}/agents/{namespace}/{name}"),
+            children: vec![agent, model],
+            dir,
+        }
+    }
+
+    /// Scheme, host and port, without kagent 1.0's route.
+    pub fn base(&self) -> &str {
+        &self.url[..self.url.find("/agents/").unwrap()]
+    }
+
+    /// Every request the agent got: method, path, headers, JSON-RPC method.
+    pub fn requests(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.dir.path().join("requests.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// Stop the agent, leaving its endpoint down.
+    pub fn stop_agent(&mut self) {
+        let mut agent = self.children.remove(0);
+        let _ = agent.kill();
+        let _ = agent.wait();
+    }
+}
+
+impl Drop for LiveAgentV1 {
     fn drop(&mut self) {
         for child in &mut self.children {
             let _ = child.kill();

@@ -222,8 +222,8 @@ pub fn artifact(a: &Artifact, losses: &mut Losses) -> Json {
 
 pub fn stream_response(r: &StreamResponse, losses: &mut Losses) -> Json {
     match &r.payload {
-        Some(Payload::Task(t)) => json!({"task": task(t, losses)}),
-        Some(Payload::Message(m)) => json!({"message": message(m, losses)}),
+        Some(Payload::Task(t)) => wrapped("task", task(t, losses)),
+        Some(Payload::Message(m)) => wrapped("message", message(m, losses)),
         Some(Payload::StatusUpdate(u)) => {
             let mut map = Map::new();
             insert(&mut map, "taskId", json!(u.task_id));
@@ -234,7 +234,7 @@ pub fn stream_response(r: &StreamResponse, losses: &mut Losses) -> Json {
             if let Some(metadata) = &u.metadata {
                 map.insert("metadata".into(), structure(metadata, losses));
             }
-            json!({"statusUpdate": map})
+            wrapped("statusUpdate", Json::Object(map))
         }
         Some(Payload::ArtifactUpdate(u)) => {
             let mut map = Map::new();
@@ -248,10 +248,17 @@ pub fn stream_response(r: &StreamResponse, losses: &mut Losses) -> Json {
             if let Some(metadata) = &u.metadata {
                 map.insert("metadata".into(), structure(metadata, losses));
             }
-            json!({"artifactUpdate": map})
+            wrapped("artifactUpdate", Json::Object(map))
         }
         None => json!({}),
     }
+}
+
+/// `{key: value}`, the value moved in (`json!` would copy it whole).
+fn wrapped(key: &str, value: Json) -> Json {
+    let mut map = Map::new();
+    map.insert(key.into(), value);
+    Json::Object(map)
 }
 
 pub fn session(s: &Session) -> Json {

@@ -4,7 +4,9 @@
 //! `session.data`). [`proto`] holds the messages, [`json`] reads bytes into
 //! their proto3 JSON, and [`timeline`] makes one Session's rows the tasks of
 //! a conversation, which [`crate::task`] reads as it reads any A2A task.
+//! [`fixture`] is the form a Session's decoded rows take on disk.
 
+pub mod fixture;
 pub mod json;
 pub mod proto;
 pub mod timeline;

@@ -12,8 +12,11 @@
 //! artifact's own usage, else the older `kagent_usage_total`; which one is
 //! said in the session's notes.
 
+use crate::ingest::{Issue, KeepJson, Origin, RawEvents};
+use crate::task::{Protocol, task_events};
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 
 /// `session_task`: one task's projection, in `position` order.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,6 +87,33 @@ fn timeline_position(metadata: Option<&Value>) -> Option<Timestamp> {
     metadata?.get(TIMELINE_POSITION)?.as_str()?.parse().ok()
 }
 
+/// A Session's rows read as its events, into `raw`: a task that cannot
+/// be read is an issue naming it, and what the merge noticed a note.
+pub fn read_rows(
+    tasks: &[TaskRow],
+    events: &[EventRow],
+    source: &Arc<str>,
+    keep: KeepJson,
+    raw: &mut RawEvents,
+) {
+    let conversation = conversation(tasks, events);
+    for note in conversation.notes {
+        raw.notes.push(Issue::new(
+            Origin::Row {
+                source: source.clone(),
+                event_id: "tasks".into(),
+            },
+            note,
+        ));
+    }
+    for task in &conversation.tasks {
+        match task_events(task, Protocol::V1, source, keep) {
+            Ok(read) => raw.events.extend(read),
+            Err(issue) => raw.issues.push(issue),
+        }
+    }
+}
+
 pub fn conversation(tasks: &[TaskRow], events: &[EventRow]) -> Conversation {
     let mut out = Conversation::default();
     let mut sources: Vec<UsageSource> = Vec::new();
@@ -152,6 +182,27 @@ fn task_with_history(row: &TaskRow, events: &[EventRow]) -> (Value, UsageSource)
             });
         }
     }
+    // Each artifact's first update row, and whether it was streamed in
+    // chunks (`append`): one pass over the rows, not one per artifact.
+    let mut updates: std::collections::HashMap<&str, (&EventRow, bool)> =
+        std::collections::HashMap::new();
+    for event in &own {
+        let Some(update) = event.response.get("artifactUpdate") else {
+            continue;
+        };
+        let Some(id) = update
+            .get("artifact")
+            .and_then(|a| a.get("artifactId"))
+            .and_then(Value::as_str)
+        else {
+            continue;
+        };
+        let append = update.get("append") == Some(&Value::Bool(true));
+        updates
+            .entry(id)
+            .and_modify(|(_, streamed)| *streamed |= append)
+            .or_insert((event, append));
+    }
     for artifact in task
         .get("artifacts")
         .and_then(Value::as_array)
@@ -162,19 +213,10 @@ fn task_with_history(row: &TaskRow, events: &[EventRow]) -> (Value, UsageSource)
             .get("artifactId")
             .and_then(Value::as_str)
             .unwrap_or("");
-        let first = own.iter().find(|e| {
-            e.response
-                .pointer("/artifactUpdate/artifact/artifactId")
-                .and_then(Value::as_str)
-                == Some(id)
-        });
-        let streamed = own.iter().any(|e| {
-            e.response.pointer("/artifactUpdate/append") == Some(&Value::Bool(true))
-                && e.response
-                    .pointer("/artifactUpdate/artifact/artifactId")
-                    .and_then(Value::as_str)
-                    == Some(id)
-        });
+        let (first, streamed) = match updates.get(id) {
+            Some((event, streamed)) => (Some(*event), *streamed),
+            None => (None, false),
+        };
         let parts = artifact.get("parts").cloned().unwrap_or(json!([]));
         let mut message = Map::new();
         message.insert("messageId".into(), json!(format!("artifact {id}")));
@@ -234,12 +276,16 @@ fn task_with_history(row: &TaskRow, events: &[EventRow]) -> (Value, UsageSource)
         .collect();
     let metadata = task.get("metadata").cloned().unwrap_or(json!({}));
     let source = attribute_usage(&mut history, &metadata);
-    let mut task = task.clone();
-    task["history"] = Value::Array(history);
-    if let Some(object) = task.as_object_mut() {
-        object.remove("artifacts");
-    }
-    (task, source)
+    // The task without its artifacts (now history), not copied whole first.
+    let mut merged: Map<String, Value> = task
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(key, _)| !matches!(key.as_str(), "artifacts" | "history"))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    merged.insert("history".into(), Value::Array(history));
+    (Value::Object(merged), source)
 }
 
 /// An artifact streamed in chunks (updates with `append`) holds one text

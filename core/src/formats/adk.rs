@@ -4,13 +4,17 @@
 //! understood or refused by name: a file ADK would score by criteria this
 //! tool does not honour is an error, never scored some other way.
 //!
-//! Each criterion becomes one evaluator per case, named by its metric;
+//! Each criterion becomes one evaluator per case, named by its metric, and
+//! every case reports ADK's four efficiency metrics, as ADK does on every eval;
 //! a case ADK plays with a user simulator (`conversation_scenario`), or
 //! that has no invocations (which ADK reports as not evaluated), is kept
 //! out of the suite and reported as not run.
 
 use super::{Problem, problem};
+use crate::judge::ConversationMetric;
 use crate::score::adk::{AdkMatchType, ToolUse};
+use crate::suite::bounds;
+use crate::suite::evaluators::AdkEfficiencyMetric;
 use crate::suite::loaded::{LoadedSuite, NotRun, SuiteFormat};
 use crate::suite::spec::*;
 use serde_json::{Map, Value, json};
@@ -28,6 +32,20 @@ pub enum Criterion {
     },
     /// One of ADK's judged metrics, as an `adkJudge` evaluator.
     Judged(Judged),
+    /// One of ADK's efficiency metrics, named with the threshold ADK
+    /// refuses on it: reported as on every ADK eval, never a verdict.
+    Informational(AdkEfficiencyMetric),
+    /// A Vertex AI multi-turn metric, scored by this tool's own
+    /// conversation judge under the same name.
+    Conversation {
+        metric: ConversationMetric,
+        threshold: f64,
+    },
+    /// Vertex AI's `safety_v1`, scored by this tool's safety judge: safe
+    /// scores 1 and unsafe 0 against the threshold.
+    Safety {
+        threshold: f64,
+    },
 }
 
 /// A judged metric's criterion, as ADK reads it.
@@ -50,13 +68,36 @@ impl Criterion {
             Criterion::ToolTrajectory { .. } => TOOL_TRAJECTORY,
             Criterion::ResponseMatch { .. } => RESPONSE_MATCH,
             Criterion::Judged(j) => j.metric.adk_name(),
+            Criterion::Informational(m) => m.adk_name(),
+            Criterion::Conversation { metric, .. } => metric.adk_name(),
+            Criterion::Safety { .. } => SAFETY,
+        }
+    }
+
+    /// What the criteria file says that this tool reads with ADK's meaning
+    /// rather than as written.
+    fn note(&self) -> Option<String> {
+        match self {
+            Criterion::Informational(m) => Some(format!(
+                "criteria.{0}: ADK reports {0} on every eval as a value that never passes or fails, and refuses a threshold on it (`adk eval` reports it not evaluated and goes on; AgentEvaluator fails the test); it is reported here as on every ADK eval, and the threshold is not applied",
+                m.adk_name()
+            )),
+            Criterion::Conversation { metric, .. } => Some(format!(
+                "criteria.{}: Vertex AI's metric, scored here by this tool's own conversation judge (its own question, on the judge endpoint): the verdicts and numbers are not Vertex's",
+                metric.adk_name()
+            )),
+            Criterion::Safety { threshold } => Some(format!(
+                "criteria.{SAFETY}: Vertex AI's safety evaluation, scored here by this tool's safetyJudge (its own rubric, on the judge endpoint): safe or not, scored 1 or 0 against the threshold {threshold}; the verdicts are not Vertex's"
+            )),
+            _ => None,
         }
     }
 }
 
-const JUDGED: [AdkJudgedMetric; 4] = [
+const JUDGED: [AdkJudgedMetric; 5] = [
     AdkJudgedMetric::RubricBasedFinalResponseQualityV1,
     AdkJudgedMetric::RubricBasedToolUseQualityV1,
+    AdkJudgedMetric::RubricBasedMultiTurnTrajectoryQualityV1,
     AdkJudgedMetric::HallucinationsV1,
     AdkJudgedMetric::FinalResponseMatchV2,
 ];
@@ -65,6 +106,7 @@ const JUDGED: [AdkJudgedMetric; 4] = [
 fn rubric_type(metric: AdkJudgedMetric) -> &'static str {
     match metric {
         AdkJudgedMetric::RubricBasedToolUseQualityV1 => "TOOL_USE_QUALITY",
+        AdkJudgedMetric::RubricBasedMultiTurnTrajectoryQualityV1 => "TRAJECTORY_QUALITY",
         _ => "FINAL_RESPONSE_QUALITY",
     }
 }
@@ -223,6 +265,7 @@ fn judged(metric: AdkJudgedMetric, value: &Value, at: &str) -> Result<Judged, Pr
 }
 
 const TOOL_TRAJECTORY: &str = "tool_trajectory_avg_score";
+const SAFETY: &str = "safety_v1";
 const RESPONSE_MATCH: &str = "response_match_score";
 
 /// Metrics ADK has that this tool does not score, and why.
@@ -232,47 +275,91 @@ const UNSUPPORTED: &[(&str, &str)] = &[
         "Vertex AI's response quality evaluation, which needs Google Cloud",
     ),
     (
-        "safety_v1",
-        "Vertex AI's safety evaluation, which needs Google Cloud",
-    ),
-    (
         "per_turn_user_simulator_quality_v1",
-        "a judge of ADK's user simulator",
-    ),
-    (
-        "tool_call_count_v1",
-        "informational in ADK: it takes no threshold",
-    ),
-    (
-        "inference_call_count_v1",
-        "informational in ADK: it takes no threshold",
-    ),
-    (
-        "token_usage_v1",
-        "informational in ADK: it takes no threshold",
-    ),
-    (
-        "invocation_duration_v1",
-        "informational in ADK: it takes no threshold",
+        "a judge of ADK's user simulator, whose conversations this tool does not play",
     ),
 ];
 
-/// The metrics of a criteria file, in its order.
+/// The metrics of a criteria file, in its order, and its user simulator.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Criteria(pub Vec<Criterion>);
+pub struct Criteria(pub Vec<Criterion>, pub UserSimulator);
 
 impl Default for Criteria {
     /// ADK's criteria for a file without a `test_config.json`.
     fn default() -> Self {
-        Criteria(vec![
-            Criterion::ToolTrajectory {
-                threshold: 1.0,
-                match_type: AdkMatchType::Exact,
-                ignore_args: false,
-            },
-            Criterion::ResponseMatch { threshold: 0.8 },
-        ])
+        Criteria(
+            vec![
+                Criterion::ToolTrajectory {
+                    threshold: 1.0,
+                    match_type: AdkMatchType::Exact,
+                    ignore_args: false,
+                },
+                Criterion::ResponseMatch { threshold: 0.8 },
+            ],
+            UserSimulator::default(),
+        )
     }
+}
+
+/// ADK's `user_simulator_config`, where it maps onto a scenario probe.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserSimulator {
+    /// The model that plays the user, asked of the judge endpoint.
+    pub model: Option<String>,
+    /// `max_allowed_invocations`, the first prompt counted.
+    pub max_turns: u32,
+    /// What does not map, said as notes.
+    pub notes: Vec<String>,
+}
+
+impl Default for UserSimulator {
+    fn default() -> Self {
+        UserSimulator {
+            model: None,
+            // ADK's default max_allowed_invocations, also this tool's most.
+            max_turns: bounds::SCENARIO_TURNS.max,
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// `user_simulator_config`: its model and turn limit, and a note naming
+/// each setting this tool's simulator does not use.
+fn user_simulator(config: &Value) -> Result<UserSimulator, Problem> {
+    let mut simulator = UserSimulator::default();
+    let Some(object) = config.as_object() else {
+        return Err(problem("user_simulator_config", "expected an object"));
+    };
+    for (key, value) in object {
+        let at = format!("user_simulator_config.{key}");
+        match key.as_str() {
+            "model" => {
+                let model = value
+                    .as_str()
+                    .ok_or_else(|| problem(&at, "expected a model name"))?;
+                simulator.model = Some(model.to_string());
+            }
+            "max_allowed_invocations" | "maxAllowedInvocations" => {
+                let most = bounds::SCENARIO_TURNS.max;
+                let limit = value
+                    .as_i64()
+                    .ok_or_else(|| problem(&at, "expected a whole number"))?;
+                simulator.max_turns = match limit {
+                    n if n >= 1 && n <= i64::from(most) => n as u32,
+                    n => {
+                        simulator.notes.push(format!(
+                            "{at} is {n}: this tool simulates at most {most} turns, so a conversation ends there"
+                        ));
+                        most
+                    }
+                };
+            }
+            other => simulator.notes.push(format!(
+                "user_simulator_config.{other} is not used: this tool's simulated user has its own prompt and settings"
+            )),
+        }
+    }
+    Ok(simulator)
 }
 
 /// A threshold as pydantic reads a float: a number, a numeric string, or a
@@ -287,6 +374,18 @@ fn threshold(value: &Value, at: &str) -> Result<f64, Problem> {
     number
         .filter(|n| n.is_finite())
         .ok_or_else(|| problem(at, format!("a threshold must be a number, not {value}")))
+}
+
+/// A criterion that is only a threshold: a number, or an object of
+/// `threshold` alone (any other key refused by name).
+fn threshold_only(value: &Value, at: &str) -> Result<f64, Problem> {
+    match value {
+        Value::Object(object) => {
+            let o = criterion_object(object, at, &[("threshold", "threshold")])?;
+            required_threshold(&o, at)
+        }
+        other => threshold(other, at),
+    }
 }
 
 /// The `threshold` a criterion object must carry.
@@ -433,6 +532,39 @@ pub fn criteria(config: &Value) -> Result<Criteria, Problem> {
                     threshold: threshold(other, &at)?,
                 },
             },
+            name if AdkEfficiencyMetric::ALL
+                .iter()
+                .any(|m| m.adk_name() == name) =>
+            {
+                let metric = *AdkEfficiencyMetric::ALL
+                    .iter()
+                    .find(|m| m.adk_name() == name)
+                    .expect("matched");
+                // ADK's schema takes a threshold here, as a number or a
+                // criterion; nothing else loads.
+                match value {
+                    Value::Object(object) => {
+                        required_threshold(object, &at)?;
+                    }
+                    other => {
+                        threshold(other, &at)?;
+                    }
+                }
+                Criterion::Informational(metric)
+            }
+            SAFETY => Criterion::Safety {
+                threshold: threshold_only(value, &at)?,
+            },
+            name if ConversationMetric::ALL.iter().any(|m| m.adk_name() == name) => {
+                let metric = *ConversationMetric::ALL
+                    .iter()
+                    .find(|m| m.adk_name() == name)
+                    .expect("matched");
+                Criterion::Conversation {
+                    metric,
+                    threshold: threshold_only(value, &at)?,
+                }
+            }
             name if JUDGED.iter().any(|m| m.adk_name() == name) => {
                 let metric = *JUDGED
                     .iter()
@@ -441,10 +573,10 @@ pub fn criteria(config: &Value) -> Result<Criteria, Problem> {
                 Criterion::Judged(judged(metric, value, &at)?)
             }
             name => {
-                let why = UNSUPPORTED
-                    .iter()
-                    .find(|(known, _)| *known == name)
-                    .map_or("not a metric ADK or this tool knows", |(_, why)| why);
+                let why = UNSUPPORTED.iter().find(|(known, _)| *known == name).map_or(
+                    "no metric of ADK that this tool knows (a custom metric, or a misspelt one)",
+                    |(_, why)| why,
+                );
                 return Err(problem(
                     at,
                     format!("{name} is {why}; this tool does not score it"),
@@ -453,7 +585,11 @@ pub fn criteria(config: &Value) -> Result<Criteria, Problem> {
         };
         out.push(criterion);
     }
-    Ok(Criteria(out))
+    let simulator = match field(config, "user_simulator_config", "userSimulatorConfig") {
+        Some(config) => user_simulator(config)?,
+        None => UserSimulator::default(),
+    };
+    Ok(Criteria(out, simulator))
 }
 
 /// A field in either of ADK's spellings.
@@ -619,9 +755,10 @@ fn case(
                 "the first invocation has no user text to match sessions by",
             )
         })?;
-    let evaluators = criteria
+    let mut evaluators = criteria
         .0
         .iter()
+        .filter(|c| !matches!(c, Criterion::Informational(_)))
         .map(|criterion| match criterion {
             Criterion::ToolTrajectory {
                 threshold,
@@ -681,8 +818,30 @@ fn case(
                 }
                 evaluator(criterion.metric(), EvaluatorType::AdkJudge, settings)
             }
+            Criterion::Conversation { metric, threshold } => evaluator(
+                criterion.metric(),
+                EvaluatorType::ConversationJudge,
+                json!({"metric": metric, "threshold": threshold}),
+            ),
+            // A threshold above 0 passes exactly the safe (1) verdicts.
+            Criterion::Safety { threshold } if *threshold > 0.0 => {
+                evaluator(criterion.metric(), EvaluatorType::SafetyJudge, json!({}))
+            }
+            Criterion::Safety { .. } => Err(problem(
+                format!("criteria.{SAFETY}"),
+                "a threshold of 0 passes every conversation, safe or not; set one above 0",
+            )),
+            Criterion::Informational(_) => unreachable!("filtered above"),
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // ADK reports its efficiency metrics on every eval, named or not.
+    for metric in AdkEfficiencyMetric::ALL {
+        evaluators.push(evaluator(
+            metric.adk_name(),
+            EvaluatorType::AdkEfficiency,
+            json!({"metric": metric}),
+        )?);
+    }
     Ok(Case {
         name,
         session_id: None,
@@ -705,15 +864,90 @@ fn case(
             .map(|conversation| ProbeSpec {
                 input: None,
                 conversation,
+                scenario: None,
                 runs: 1,
                 timeout_seconds: DEFAULT_PROBE_TIMEOUT_SECONDS,
                 user_id: None,
                 approvals: Approvals::default(),
             }),
+        tags: Vec::new(),
+        blocking: true,
     })
 }
 
-fn suite(name: String, cases: Vec<Case>, not_run: Vec<NotRun>, format: SuiteFormat) -> LoadedSuite {
+/// A case ADK plays with its user simulator, as a scenario probe (found on
+/// recent sessions by its starting prompt). A criterion that compares with
+/// expected invocations leaves it not run: the case has none, and ADK
+/// reports such a metric not evaluated.
+fn scenario_case(
+    id: String,
+    scenario: &Value,
+    criteria: &Criteria,
+    rubrics: Option<&Value>,
+    at: &str,
+) -> Result<Result<Case, NotRun>, Problem> {
+    only_keys(
+        scenario,
+        at,
+        &["starting_prompt", "conversation_plan", "user_persona"],
+    )?;
+    let text = |snake: &str, camel: &str| {
+        field(scenario, snake, camel)
+            .and_then(Value::as_str)
+            .filter(|t| !t.trim().is_empty())
+            .map(str::to_string)
+            .ok_or_else(|| problem(format!("{at}.{snake}"), "a conversation_scenario needs it"))
+    };
+    let starting_prompt = text("starting_prompt", "startingPrompt")?;
+    let plan = text("conversation_plan", "conversationPlan")?;
+    // A persona is text, or ADK's object with a description.
+    let persona = field(scenario, "user_persona", "userPersona").and_then(|p| {
+        p.as_str()
+            .or_else(|| p["description"].as_str())
+            .map(str::to_string)
+    });
+    let needs_reference = criteria.0.iter().find(|c| match c {
+        Criterion::ToolTrajectory { .. } | Criterion::ResponseMatch { .. } => true,
+        Criterion::Judged(j) => j.metric == AdkJudgedMetric::FinalResponseMatchV2,
+        Criterion::Informational(_) | Criterion::Conversation { .. } | Criterion::Safety { .. } => {
+            false
+        }
+    });
+    if let Some(criterion) = needs_reference {
+        return Ok(Err(NotRun {
+            case: id,
+            reason: format!(
+                "{} compares with expected invocations, which a conversation_scenario case has none of (ADK reports it not evaluated)",
+                criterion.metric()
+            ),
+        }));
+    }
+    let opening = Expected {
+        user: Some(starting_prompt.clone()),
+        tool_uses: Vec::new(),
+        final_response: None,
+    };
+    let mut case = case(id, &[opening], criteria, rubrics, at)?;
+    case.probe = Some(ProbeSpec {
+        input: None,
+        conversation: Vec::new(),
+        scenario: Some(ScenarioSpec {
+            starting_prompt,
+            plan,
+            persona,
+            max_turns: criteria.1.max_turns,
+            model: criteria.1.model.clone(),
+            temperature: None,
+        }),
+        runs: 1,
+        timeout_seconds: DEFAULT_PROBE_TIMEOUT_SECONDS,
+        user_id: None,
+        approvals: Approvals::default(),
+    });
+    Ok(Ok(case))
+}
+
+fn suite(name: String, cases: Vec<Case>, not_run: Vec<NotRun>, criteria: &Criteria) -> LoadedSuite {
     LoadedSuite {
         name,
         namespace: None,
@@ -721,9 +955,14 @@ fn suite(name: String, cases: Vec<Case>, not_run: Vec<NotRun>, format: SuiteForm
             cases,
             ..SuiteSpec::default()
         },
-        format,
+        format: SuiteFormat::AdkEvalSet,
         not_run,
-        notes: Vec::new(),
+        notes: criteria
+            .0
+            .iter()
+            .filter_map(Criterion::note)
+            .chain(criteria.1.notes.iter().cloned())
+            .collect(),
     }
 }
 
@@ -787,11 +1026,18 @@ pub fn eval_set(value: &Value, criteria: &Criteria) -> Result<LoadedSuite, Probl
                     "a case has exactly one of conversation and conversation_scenario",
                 ));
             }
-            (None, Some(_)) => {
-                not_run.push(NotRun {
-                    case: id,
-                    reason: "it is played by ADK's user simulator (conversation_scenario), which this tool does not run".into(),
-                });
+            (None, Some(scenario)) => {
+                let rubrics = field(entry, "rubrics", "rubrics");
+                match scenario_case(
+                    id,
+                    scenario,
+                    criteria,
+                    rubrics,
+                    &format!("{at}.conversation_scenario"),
+                )? {
+                    Ok(case) => cases.push(case),
+                    Err(refused) => not_run.push(refused),
+                }
                 continue;
             }
             (Some(turns), None) => turns.as_array().ok_or_else(|| {
@@ -821,7 +1067,7 @@ pub fn eval_set(value: &Value, criteria: &Criteria) -> Result<LoadedSuite, Probl
             &format!("{at}.conversation"),
         )?);
     }
-    let mut loaded = suite(name, cases, not_run, SuiteFormat::AdkEvalSet);
+    let mut loaded = suite(name, cases, not_run, criteria);
     loaded.spec.judge = judge_model(criteria)?;
     Ok(loaded)
 }
@@ -860,17 +1106,15 @@ const OLD_FORMAT_CRITERIA: [&str; 4] = [
     TOOL_TRAJECTORY,
     "response_evaluation_score",
     RESPONSE_MATCH,
-    "safety_v1",
+    SAFETY,
 ];
 
 /// The old `.test.json` format: a list of `{query, expected_tool_use,
 /// reference}`, which ADK migrates into one case of one invocation per row.
 pub fn old_format(rows: &[Value], name: &str, criteria: &Criteria) -> Result<LoadedSuite, Problem> {
-    if let Some(other) = criteria
-        .0
-        .iter()
-        .find(|c| !OLD_FORMAT_CRITERIA.contains(&c.metric()))
-    {
+    if let Some(other) = criteria.0.iter().find(|c| {
+        !OLD_FORMAT_CRITERIA.contains(&c.metric()) && !matches!(c, Criterion::Informational(_))
+    }) {
         return Err(problem(
             "criteria",
             format!(
@@ -884,6 +1128,10 @@ pub fn old_format(rows: &[Value], name: &str, criteria: &Criteria) -> Result<Loa
         let needs = match criterion {
             Criterion::ToolTrajectory { .. } => "expected_tool_use",
             Criterion::ResponseMatch { .. } | Criterion::Judged(_) => "reference",
+            // Not allowed in the old format (refused above).
+            Criterion::Informational(_)
+            | Criterion::Conversation { .. }
+            | Criterion::Safety { .. } => continue,
         };
         if rows.first().is_some_and(|row| row.get(needs).is_none()) {
             return Err(problem(
@@ -955,14 +1203,46 @@ pub fn old_format(rows: &[Value], name: &str, criteria: &Criteria) -> Result<Loa
                 case: name.into(),
                 reason: "it has no invocations, which ADK reports as not evaluated".into(),
             }],
-            SuiteFormat::AdkEvalSet,
+            criteria,
         ));
     }
     let case = case(name.to_string(), &expected, criteria, None, "")?;
-    Ok(suite(
-        name.to_string(),
-        vec![case],
-        Vec::new(),
-        SuiteFormat::AdkEvalSet,
-    ))
+    Ok(suite(name.to_string(), vec![case], Vec::new(), criteria))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_simulator_config_maps_its_model_and_turns_and_names_the_rest() {
+        let config = serde_json::json!({
+            "criteria": {"hallucinations_v1": {"threshold": 0.8}},
+            "user_simulator_config": {"model": "sim-model", "max_allowed_invocations": -1,
+                                      "custom_instructions": "be rude"}
+        });
+        let Criteria(_, simulator) = criteria(&config).unwrap();
+        assert_eq!(simulator.model.as_deref(), Some("sim-model"));
+        assert_eq!(simulator.max_turns, 20, "no limit is this tool's most");
+        assert_eq!(simulator.notes.len(), 2, "{:?}", simulator.notes);
+        assert!(simulator.notes[0].contains("max_allowed_invocations is -1"));
+        assert!(simulator.notes[1].contains("custom_instructions is not used"));
+    }
+
+    #[test]
+    fn every_refused_metric_says_precisely_why() {
+        for (metric, why) in [
+            ("per_turn_user_simulator_quality_v1", "ADK's user simulator"),
+            ("my_team_metric", "a custom metric, or a misspelt one"),
+        ] {
+            let config = serde_json::json!({"criteria": {metric: 0.5}});
+            let (at, message) = criteria(&config).expect_err(metric);
+            assert!(at.contains(metric), "{metric}: at {at}");
+            assert!(
+                message.starts_with(&format!("{metric} is ")) && message.contains(why),
+                "{metric}: {message}"
+            );
+            assert!(!message.contains("unknown"), "{message}");
+        }
+    }
 }

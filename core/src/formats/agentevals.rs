@@ -344,6 +344,8 @@ fn case(
         drop_internal_tools: entry.drop_internal_tools,
         deny_tools: entry.extra_tool_denylist.unwrap_or_default(),
         probe: None,
+        tags: Vec::new(),
+        blocking: true,
     })
 }
 
@@ -449,6 +451,7 @@ fn evaluator(
                     num_samples: 1,
                     temperature: None,
                     prompt,
+                    panel: None,
                 },
             )
         }

@@ -14,13 +14,13 @@ use serde_json::Value;
 pub const MANIFEST_API_VERSION: &str = "evals.kagent.dev/v1alpha1";
 
 /// One YAML document of a file and the line it starts on.
-struct Document<'t> {
-    text: &'t str,
-    first_line: u64,
+pub(super) struct Document<'t> {
+    pub(super) text: &'t str,
+    pub(super) first_line: u64,
 }
 
 /// Split on `---` lines; a document separator always starts at column 0.
-fn documents(text: &str) -> Vec<Document<'_>> {
+pub(super) fn documents(text: &str) -> Vec<Document<'_>> {
     let mut out = Vec::new();
     let (mut start, mut start_line, mut offset) = (0usize, 1u64, 0usize);
     for (number, line) in text.split_inclusive('\n').enumerate() {
@@ -55,6 +55,10 @@ pub fn load(
     text: &str,
     criteria: Option<CriteriaFile<'_>>,
 ) -> Result<Vec<LoadedSuite>, LoadError> {
+    // JSON lines are not YAML documents: a golden set is told by its name.
+    if file.ends_with(".jsonl") {
+        return golden_set(file, text, criteria).map(|suite| vec![suite]);
+    }
     let docs = documents(text);
     if docs.is_empty() {
         return Err(LoadError {
@@ -81,6 +85,18 @@ pub fn load(
                         manifest.api_version, manifest.kind
                     ),
                 ));
+            }
+            // The rules the API server's CEL applies, in its words.
+            // Every rule broken at the first field with one, as the API
+            // server lists them.
+            let broken = crate::suite::rules::broken(spec_schema(), &value["spec"], "spec");
+            if let Some((field, _)) = broken.first() {
+                let messages: Vec<&str> = broken
+                    .iter()
+                    .filter(|(at, _)| at == field)
+                    .map(|(_, message)| message.as_str())
+                    .collect();
+                return Err(at(file, doc, field, messages.join("; ")));
             }
             LoadedSuite {
                 name: manifest.metadata.name,
@@ -132,6 +148,36 @@ pub fn load(
     Ok(suites)
 }
 
+/// A golden set, with the prices of its `prices.json` (given as the file
+/// that goes with it).
+fn golden_set(
+    file: &str,
+    text: &str,
+    prices: Option<CriteriaFile<'_>>,
+) -> Result<LoadedSuite, LoadError> {
+    let error = |file: &str, field: String, message: String| LoadError {
+        file: file.into(),
+        line: None,
+        field: (!field.is_empty()).then_some(field),
+        message,
+    };
+    if let Some(explicit) = prices.filter(|p| p.explicit) {
+        return Err(error(
+            explicit.name,
+            String::new(),
+            "a criteria file goes with ADK eval files only; a golden set's prices are read from prices.json beside it".into(),
+        ));
+    }
+    let prices_value: Option<Value> = prices
+        .map(|p| {
+            serde_json::from_str(p.text)
+                .map_err(|e| error(p.name, String::new(), format!("not JSON: {e}")))
+        })
+        .transpose()?;
+    super::golden_set::golden_set(&stem(file), text, prices_value.as_ref())
+        .map_err(|(field, message)| error(file, field, message))
+}
+
 /// The criteria of an ADK eval file: its criteria file's, or ADK's defaults.
 fn adk_criteria(
     file: &str,
@@ -157,18 +203,46 @@ fn adk_criteria(
     })
 }
 
+/// The schema of an EvalSuite's spec, subschemas inlined as in the CRD,
+/// with its rules.
+fn spec_schema() -> &'static Value {
+    static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        schemars::generate::SchemaSettings::draft2020_12()
+            .with(|s| s.inline_subschemas = true)
+            .into_generator()
+            .into_root_schema_for::<SuiteSpec>()
+            .to_value()
+    })
+}
+
 /// Load and compile, keeping line numbers for compile errors.
 pub fn load_compiled(
     file: &str,
     text: &str,
     criteria: Option<CriteriaFile<'_>>,
 ) -> Result<Vec<(LoadedSuite, CompiledSuite)>, LoadError> {
+    load_selected(file, text, criteria, None)
+}
+
+/// The same, the cases chosen by `select` in place of each suite's own
+/// `spec.select` (the command line's `--tag`, `--exclude-tag`, `--case`).
+pub fn load_selected(
+    file: &str,
+    text: &str,
+    criteria: Option<CriteriaFile<'_>>,
+    select: Option<&SelectSpec>,
+) -> Result<Vec<(LoadedSuite, CompiledSuite)>, LoadError> {
     let docs = documents(text);
     let suites = load(file, text, criteria)?;
     suites
         .into_iter()
         .enumerate()
-        .map(|(i, suite)| {
+        .map(|(i, mut suite)| {
+            // The command line's choice replaces the suite's own.
+            if select.is_some() {
+                suite.spec.select = None;
+            }
             let prefix = if suite.format == SuiteFormat::Manifest {
                 "spec"
             } else {
@@ -180,7 +254,7 @@ pub fn load_compiled(
             }
             // As kubectl does, a suite that names no namespace is in `default`.
             let namespace = suite.namespace.as_deref().unwrap_or("default");
-            let compiled = compile(&suite.name, &suite.spec, prefix, namespace).map_err(
+            let mut compiled = compile(&suite.name, &suite.spec, prefix, namespace).map_err(
                 |SuiteError { path, message }| {
                     let path = path.trim_start_matches('.').to_string();
                     let line = (suite.format == SuiteFormat::Manifest)
@@ -198,6 +272,14 @@ pub fn load_compiled(
                     }
                 },
             )?;
+            if let Some(select) = select {
+                compiled.narrow(select).map_err(|e| LoadError {
+                    file: file.into(),
+                    line: None,
+                    field: None,
+                    message: format!("--case: {}", e.message),
+                })?;
+            }
             Ok((suite, compiled))
         })
         .collect()

@@ -1,11 +1,14 @@
 //! Suite files in every format `run` reads: `EvalSuite` manifests, ADK
-//! EvalSets (with their criteria files) and kagent-agentevals suites. Each
+//! EvalSets (with their criteria files), kagent-agentevals suites and the
+//! golden-case harness's JSONL golden sets (with their prices). Each
 //! format becomes a [`crate::suite::loaded::LoadedSuite`]; every key is read
 //! with its own tool's meaning or refused by name (file, line, field). A
 //! new format is a module here that [`load`] dispatches to.
 
 pub mod adk;
 pub mod agentevals;
+pub mod append;
+pub mod golden_set;
 pub mod load;
 mod locate;
 

@@ -19,6 +19,9 @@ use unicode_normalization::UnicodeNormalization;
 pub enum Metric {
     RubricBasedFinalResponseQuality,
     RubricBasedToolUseQuality,
+    /// One judgement of the whole conversation, as ADK makes it on the
+    /// last invocation only.
+    RubricBasedMultiTurnTrajectoryQuality,
     Hallucinations,
     FinalResponseMatch,
 }
@@ -29,6 +32,9 @@ impl Metric {
         match self {
             Metric::RubricBasedFinalResponseQuality => "rubric_based_final_response_quality_v1",
             Metric::RubricBasedToolUseQuality => "rubric_based_tool_use_quality_v1",
+            Metric::RubricBasedMultiTurnTrajectoryQuality => {
+                "rubric_based_multi_turn_trajectory_quality_v1"
+            }
             Metric::Hallucinations => "hallucinations_v1",
             Metric::FinalResponseMatch => "final_response_match_v2",
         }
@@ -37,7 +43,9 @@ impl Metric {
     pub fn uses_rubrics(self) -> bool {
         matches!(
             self,
-            Metric::RubricBasedFinalResponseQuality | Metric::RubricBasedToolUseQuality
+            Metric::RubricBasedFinalResponseQuality
+                | Metric::RubricBasedToolUseQuality
+                | Metric::RubricBasedMultiTurnTrajectoryQuality
         )
     }
 }
@@ -476,6 +484,26 @@ fn rubric_prompt(j: &AdkJudge, turn: &Turn) -> String {
     }
 }
 
+/// The whole conversation, turn by turn, for a judgement of all of it.
+fn multi_turn_prompt(j: &AdkJudge, turns: &[Turn]) -> String {
+    let dialogue = turns
+        .iter()
+        .enumerate()
+        .map(|(i, turn)| {
+            format!(
+                "<turn number=\"{}\">\n{}\n</turn>",
+                i + 1,
+                prompt::render_trajectory(&turn.messages)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    format!(
+        "Judge the agent across this whole multi-turn conversation: every turn, its replies and its tool calls together. A property holds when the agent's performance over all its turns meets it (a mistake corrected in a later turn counts as corrected), or when it does not apply; where it does not hold, name the turn that broke it in the rationale.\n\n<conversation>\n{dialogue}\n</conversation>\n\nProperties:\n{}\n\n{RUBRIC_FORMAT}",
+        rubric_list(&j.rubrics)
+    )
+}
+
 fn response_match_prompt(j: &AdkJudge, turn: &Turn, expected: &str) -> String {
     format!(
         "Decide whether the agent's response to the user is valid: it gives the information of the reference response, with no contradiction of it (wording may differ).\n\n<user>\n{}\n</user>\n<agent_response>\n{}\n</agent_response>\n<reference_response>\n{expected}\n</reference_response>\n\nAnswer with a JSON object and nothing else:\n{{\"reasoning\": \"<one line>\", \"is_the_agent_response_valid\": \"valid\" or \"invalid\"}}\n",
@@ -517,6 +545,7 @@ fn text_request(content: String, temperature: Option<f64>) -> JudgeRequest {
         // The metrics read text in ADK's formats, not a JSON schema.
         schema: Value::Null,
         temperature,
+        model: None,
     }
 }
 
@@ -544,27 +573,25 @@ pub async fn judge_run(
 ) -> RunScore {
     let mut scores = Vec::new();
     let mut voted_all: Vec<RubricScore> = Vec::new();
+    if j.metric == Metric::RubricBasedMultiTurnTrajectoryQuality {
+        // ADK judges the whole dialogue once, on the last invocation, the
+        // others not evaluated: the run's score is that one judgement.
+        let request = text_request(multi_turn_prompt(j, turns), j.temperature);
+        let score = rubric_samples(j, &request, judge, usage, &mut voted_all).await;
+        let mut scores = vec![None; turns.len().saturating_sub(1)];
+        scores.push(score);
+        return RunScore {
+            invocations: scores,
+            rubrics: voted_all,
+        };
+    }
     for (index, turn) in turns.iter().enumerate() {
         let score = match j.metric {
             Metric::RubricBasedFinalResponseQuality | Metric::RubricBasedToolUseQuality => {
                 let request = text_request(rubric_prompt(j, turn), j.temperature);
-                let mut samples = Vec::new();
-                let mut failed = false;
-                for _ in 0..j.samples {
-                    match ask(&request, judge, usage).await {
-                        Some(text) => samples.push(rubric_answer(&text, &j.rubrics)),
-                        None => failed = true,
-                    }
-                }
-                if failed {
-                    None
-                } else {
-                    let voted = vote_rubrics(&samples);
-                    let score = mean_of_scored(voted.iter().map(|(_, s)| *s));
-                    voted_all.extend(voted);
-                    score
-                }
+                rubric_samples(j, &request, judge, usage, &mut voted_all).await
             }
+            Metric::RubricBasedMultiTurnTrajectoryQuality => unreachable!("judged whole above"),
             Metric::FinalResponseMatch => match j.expected.get(index) {
                 None => None,
                 Some(expected) => {
@@ -603,6 +630,29 @@ pub async fn judge_run(
         invocations: scores,
         rubrics,
     }
+}
+
+/// A rubric request asked `numSamples` times, each rubric's verdict voted
+/// over the samples (kept in `voted`), the score their mean; `None` when a
+/// call failed, which ADK counts as not evaluated.
+async fn rubric_samples(
+    j: &AdkJudge,
+    request: &JudgeRequest,
+    judge: &impl Judge,
+    usage: &mut JudgeUsage,
+    voted: &mut Vec<RubricScore>,
+) -> Option<f64> {
+    let mut samples = Vec::new();
+    for _ in 0..j.samples {
+        samples.push(rubric_answer(
+            &ask(request, judge, usage).await?,
+            &j.rubrics,
+        ));
+    }
+    let verdicts = vote_rubrics(&samples);
+    let score = mean_of_scored(verdicts.iter().map(|(_, s)| *s));
+    voted.extend(verdicts);
+    score
 }
 
 /// hallucinations_v1 on one invocation: each response (the final one, or

@@ -8,14 +8,18 @@ pub const SYSTEM: &str = include_str!("prompts/system.txt");
 pub const TRAJECTORY: &str = include_str!("prompts/trajectory.txt");
 pub const REFERENCE: &str = include_str!("prompts/reference.txt");
 pub const OUTCOME: &str = include_str!("prompts/outcome.txt");
+pub const SAFETY: &str = include_str!("prompts/safety.txt");
+pub const CONVERSATION: &str = include_str!("prompts/conversation.txt");
 
 /// Placeholders a template may use; `{{trajectory}}` is required.
-pub const PLACEHOLDERS: [&str; 5] = [
+pub const PLACEHOLDERS: [&str; 7] = [
     "trajectory",
     "reference",
     "reference_instructions",
     "goal",
     "forbidden_tools",
+    "rubric",
+    "question",
 ];
 
 /// Tool output beyond this many characters is cut: a judge needs the gist,
@@ -142,6 +146,40 @@ pub fn outcome_schema() -> Value {
             "goal_met": {"type": "boolean"}
         },
         "required": ["reasoning", "score", "goal_met"],
+        "additionalProperties": false
+    })
+}
+
+/// The kinds of unsafe behaviour the safety judge names; `rubric` for a
+/// rule of the suite's own.
+pub const SAFETY_VIOLATIONS: [&str; 4] = [
+    "harmful_content",
+    "leaked_secret",
+    "beyond_request",
+    "rubric",
+];
+
+pub fn conversation_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "reasoning": {"type": "string", "description": "why, in a few sentences"},
+            "score": {"type": "number", "description": "from 0 (no) to 1 (fully yes)"}
+        },
+        "required": ["reasoning", "score"],
+        "additionalProperties": false
+    })
+}
+
+pub fn safety_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "reasoning": {"type": "string", "description": "why, in a few sentences, quoting nothing secret"},
+            "safe": {"type": "boolean"},
+            "violations": {"type": "array", "items": {"type": "string", "enum": SAFETY_VIOLATIONS}}
+        },
+        "required": ["reasoning", "safe", "violations"],
         "additionalProperties": false
     })
 }

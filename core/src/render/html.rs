@@ -5,6 +5,7 @@
 //! page reads the same offline. Conversation content appears only where
 //! the report holds it (`--include-trajectories`).
 
+use super::{comparison_lines, efficiency_lines, gate_lines, session_numbers};
 use crate::suite::report::{CaseReport, Evaluation, Reference, Report, SessionReport};
 use crate::trajectory::Message;
 use serde_json::Value;
@@ -71,6 +72,32 @@ pub fn html(report: &Report) -> String {
             String::new()
         }
     );
+    if let Some(source) = &report.source {
+        let _ = writeln!(page, "<p class=\"muted\">Read from {}.</p>", escape(source));
+    }
+    if let Some(protocol) = &report.probed_with {
+        let _ = writeln!(
+            page,
+            "<p class=\"muted\">Probes spoke {}.</p>",
+            escape(protocol)
+        );
+    }
+    if let Some(judge) = super::judge_line(report) {
+        let _ = writeln!(page, "<p class=\"muted\">{}.</p>", escape(&judge));
+    }
+    write_list(&mut page, "Gate", &gate_lines(&report.gate));
+    if let Some(comparison) = &report.baseline {
+        write_list(
+            &mut page,
+            "Against the baseline",
+            &comparison_lines(comparison),
+        );
+    }
+    write_list(
+        &mut page,
+        "Cost, latency and tokens",
+        &efficiency_lines(&report.efficiency),
+    );
     let mut cases: Vec<&CaseReport> = report.cases.iter().collect();
     cases.sort_by_key(|c| c.passed);
     for case in cases {
@@ -108,6 +135,17 @@ fn write_case(page: &mut String, case: &CaseReport) {
     for note in &case.notes {
         let _ = writeln!(page, "<p class=\"muted\">{}</p>", escape(note));
     }
+    if !case.blocking {
+        let _ = writeln!(
+            page,
+            "<p class=\"muted\">Not blocking: its failure does not fail the run.</p>"
+        );
+    }
+    write_list(
+        page,
+        "Cost, latency and tokens",
+        &efficiency_lines(&case.efficiency),
+    );
     for session in &case.sessions {
         write_session(page, case, session);
     }
@@ -126,7 +164,7 @@ fn write_session(page: &mut String, case: &CaseReport, session: &SessionReport) 
     let _ = writeln!(
         page,
         "<h3>Session <code>{}</code>{} {}</h3>",
-        escape(&session.session_id),
+        escape(&session.label()),
         session
             .user_id
             .as_deref()
@@ -136,6 +174,13 @@ fn write_session(page: &mut String, case: &CaseReport, session: &SessionReport) 
     );
     if let Some(why) = &session.error {
         let _ = writeln!(page, "<p class=\"fail\">{}</p>", escape(why));
+    }
+    if let Some(e) = &session.efficiency {
+        let _ = writeln!(
+            page,
+            "<p class=\"muted\">{}</p>",
+            escape(&session_numbers(e))
+        );
     }
     for issue in &session.issues {
         let _ = writeln!(
@@ -156,6 +201,25 @@ fn write_session(page: &mut String, case: &CaseReport, session: &SessionReport) 
                 badge(e.passed, e.error.is_some()),
                 escape(e.error.as_deref().or(e.comment.as_deref()).unwrap_or(""))
             );
+            // A panel's members, each under its evaluator.
+            for member in &e.panel {
+                let _ = writeln!(
+                    page,
+                    "<tr class=\"muted\"><td>&nbsp;&nbsp;{}</td><td></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    escape(&member.model),
+                    member.score.map_or("-".into(), |s| s.to_string()),
+                    member
+                        .passed
+                        .map_or(badge(false, true), |p| badge(p, false)),
+                    escape(
+                        member
+                            .error
+                            .as_deref()
+                            .or(member.reasoning.as_deref())
+                            .unwrap_or("")
+                    )
+                );
+            }
         }
         page.push_str("</table>\n");
     }
@@ -302,6 +366,18 @@ fn write_comparison(
         );
     }
     page.push_str("</table>\n");
+}
+
+/// A titled list of lines, when there are any.
+fn write_list(page: &mut String, title: &str, lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(page, "<h3>{}</h3><ul>", escape(title));
+    for line in lines {
+        let _ = writeln!(page, "<li>{}</li>", escape(line));
+    }
+    page.push_str("</ul>\n");
 }
 
 #[cfg(test)]

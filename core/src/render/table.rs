@@ -1,6 +1,9 @@
 //! The terminal table `run` prints by default.
 
-use super::{headline, input_lines, rows};
+use super::{
+    comparison_lines, efficiency_lines, gate_lines, headline, input_lines,
+    per_case_and_session_lines, rows,
+};
 use crate::suite::report::Report;
 use crate::suite::scoring::SESSION_DETAIL;
 use comfy_table::{Table, presets::NOTHING};
@@ -68,6 +71,30 @@ pub fn table(report: &Report) -> String {
         ));
     }
     out.push('\n');
+    if let Some(source) = &report.source {
+        out.push_str(&format!("read from {source}\n"));
+    }
+    if let Some(protocol) = &report.probed_with {
+        out.push_str(&format!("probes spoke {protocol}\n"));
+    }
+    let per = per_case_and_session_lines(report);
+    if !per.is_empty() {
+        out.push_str("cost, latency and tokens:\n");
+        for line in per {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
+    for line in efficiency_lines(&report.efficiency) {
+        out.push_str(&format!("{line}\n"));
+    }
+    if let Some(comparison) = &report.baseline {
+        for line in comparison_lines(comparison) {
+            out.push_str(&format!("baseline: {line}\n"));
+        }
+    }
+    for line in gate_lines(&report.gate) {
+        out.push_str(&format!("gate: {line}\n"));
+    }
     out.push_str(&headline(report));
     out.push('\n');
     out

@@ -2,7 +2,7 @@
 //! correctness, drift, loops, required and forbidden tools, budgets.
 
 use super::difflib;
-use crate::event::Event;
+
 use crate::pyjson;
 use crate::trajectory::{Args, Call};
 use serde_json::Value;
@@ -234,95 +234,6 @@ pub fn safety_violations(
     violations
 }
 
-/// Prices per million tokens for one model, or for any model when `model`
-/// is `None`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Price {
-    pub model: Option<String>,
-    pub prompt_per_million: f64,
-    pub completion_per_million: f64,
-}
-
-/// What a session (or one invocation) used.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Consumption {
-    pub steps: usize,
-    pub tokens: u64,
-    pub latency_seconds: Option<f64>,
-    /// `Err(model)` when a model used has no price.
-    pub cost: Result<f64, String>,
-}
-
-/// Count tool calls, tokens (from `usage_metadata` of final events), the
-/// span between the first and last event timestamps, and the cost.
-pub fn consumption(events: &[&Event], steps: usize, prices: &[Price]) -> Consumption {
-    let mut tokens = 0u64;
-    let mut cost = Ok(0.0);
-    for event in events.iter().filter(|e| !e.partial) {
-        let Some(usage) = event.usage else { continue };
-        tokens += usage.total();
-        if let Ok(total) = &mut cost {
-            let model = event.model.as_deref();
-            let price = prices
-                .iter()
-                .find(|p| p.model.is_some() && p.model.as_deref() == model)
-                .or_else(|| prices.iter().find(|p| p.model.is_none()));
-            match price {
-                Some(p) => {
-                    *total += usage.prompt_tokens.unwrap_or(0) as f64 * p.prompt_per_million / 1e6
-                        + usage.completion_tokens.unwrap_or(0) as f64 * p.completion_per_million
-                            / 1e6;
-                }
-                None => cost = Err(model.unwrap_or("(unnamed model)").to_string()),
-            }
-        }
-    }
-    let times: Vec<_> = events.iter().filter_map(|e| e.timestamp).collect();
-    let latency_seconds = match (times.iter().min(), times.iter().max()) {
-        (Some(first), Some(last)) => Some(last.duration_since(*first).as_secs_f64()),
-        _ => None,
-    };
-    Consumption {
-        steps,
-        tokens,
-        latency_seconds,
-        cost,
-    }
-}
-
-/// Limits; `None` is no limit.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Budget {
-    pub max_steps: Option<u64>,
-    pub max_tokens: Option<u64>,
-    pub max_latency_seconds: Option<f64>,
-    pub max_cost: Option<f64>,
-}
-
-/// Each limit exceeded, described; `Err` when cost is limited but unknown.
-pub fn over_budget(used: &Consumption, budget: &Budget) -> Result<Vec<String>, String> {
-    let mut over = Vec::new();
-    if let Some(max) = budget.max_steps.filter(|m| used.steps as u64 > *m) {
-        over.push(format!("{} tool calls > {max}", used.steps));
-    }
-    if let Some(max) = budget.max_tokens.filter(|m| used.tokens > *m) {
-        over.push(format!("{} tokens > {max}", used.tokens));
-    }
-    if let (Some(max), Some(latency)) = (budget.max_latency_seconds, used.latency_seconds)
-        && latency > max
-    {
-        over.push(format!("{latency:.1}s > {max}s"));
-    }
-    if let Some(max) = budget.max_cost {
-        match &used.cost {
-            Ok(cost) if *cost > max => over.push(format!("cost {cost:.4} > {max}")),
-            Ok(_) => {}
-            Err(model) => return Err(format!("no price for model `{model}` in the price table")),
-        }
-    }
-    Ok(over)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,30 +359,5 @@ mod tests {
                 "required tool `lookup` never called"
             ]
         );
-    }
-
-    #[test]
-    fn budgets_report_what_was_exceeded() {
-        let used = Consumption {
-            steps: 7,
-            tokens: 1500,
-            latency_seconds: Some(12.0),
-            cost: Ok(0.02),
-        };
-        let budget = Budget {
-            max_steps: Some(5),
-            max_tokens: Some(2000),
-            max_latency_seconds: Some(10.0),
-            max_cost: Some(0.01),
-        };
-        assert_eq!(
-            over_budget(&used, &budget).unwrap(),
-            ["7 tool calls > 5", "12.0s > 10s", "cost 0.0200 > 0.01"]
-        );
-        let unknown = Consumption {
-            cost: Err("m".into()),
-            ..used
-        };
-        assert!(over_budget(&unknown, &budget).is_err());
     }
 }

@@ -23,6 +23,8 @@ use std::fmt;
 pub enum Score {
     Bool(bool),
     Number(f64),
+    /// No value to report (ADK's informational metrics say n/a).
+    NotAvailable,
 }
 
 impl fmt::Display for Score {
@@ -30,6 +32,7 @@ impl fmt::Display for Score {
         match self {
             Score::Bool(b) => write!(f, "{b}"),
             Score::Number(n) => write!(f, "{}", (n * 1000.0).round() / 1000.0),
+            Score::NotAvailable => f.write_str("n/a"),
         }
     }
 }
@@ -43,6 +46,13 @@ pub struct Verdict {
     pub passed: bool,
     /// Why it failed, briefly; never quotes message text or argument values.
     pub comment: Option<String>,
+    /// Limits left out because the session does not carry what they
+    /// measure, under `unmeasured: skip`: each named with the reason.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+    /// A value reported for tracking, which never passes or fails.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub informational: bool,
 }
 
 impl Verdict {
@@ -52,6 +62,8 @@ impl Verdict {
             score: Score::Bool(passed),
             passed,
             comment: if passed { None } else { comment },
+            skipped: Vec::new(),
+            informational: false,
         }
     }
 
@@ -68,6 +80,23 @@ impl Verdict {
             score: Score::Number(score),
             passed,
             comment: if passed { None } else { comment },
+            skipped: Vec::new(),
+            informational: false,
+        }
+    }
+}
+
+impl Verdict {
+    /// A value reported for tracking that never passes or fails (ADK's
+    /// informational metrics); `None` where there is none to report.
+    pub fn informational(key: &str, value: Option<f64>) -> Verdict {
+        Verdict {
+            key: key.into(),
+            score: value.map_or(Score::NotAvailable, Score::Number),
+            passed: true,
+            comment: None,
+            skipped: Vec::new(),
+            informational: true,
         }
     }
 }

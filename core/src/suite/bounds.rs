@@ -42,6 +42,11 @@ pub const PROBE_CONCURRENCY: Bounds<u32> = Bounds { min: 1, max: 10 };
 pub const RUNS_PER_PROBE: Bounds<u32> = Bounds { min: 1, max: 20 };
 /// `probe.conversation`: the user turns of one probe.
 pub const CONVERSATION_TURNS: Bounds<usize> = Bounds { min: 0, max: 20 };
+/// `probe.scenario.maxTurns`: user turns of one simulated conversation.
+pub const SCENARIO_TURNS: Bounds<u32> = Bounds { min: 1, max: 20 };
+/// Simulated user turns one run may make at most, over every scenario
+/// probe and run: each is a call to the simulator's model.
+pub const SIMULATED_TURNS_PER_RUN: u32 = 200;
 /// `probe.timeoutSeconds`.
 pub const PROBE_TIMEOUT_SECONDS: Bounds<u32> = Bounds { min: 1, max: 3600 };
 
@@ -53,6 +58,10 @@ pub const NAMESPACE_MAX: usize = 63;
 pub const SESSION_LIMIT_MIN: u32 = 1;
 /// `judge.timeoutSeconds`.
 pub const JUDGE_TIMEOUT_SECONDS_MIN: u32 = 1;
+/// `judge.concurrency`: judge calls in flight at once.
+pub const JUDGE_CONCURRENCY: Bounds<u32> = Bounds { min: 1, max: 64 };
+/// Judge calls in flight when the suite does not say.
+pub const JUDGE_CONCURRENCY_DEFAULT: u32 = 4;
 
 /// Judge answers per evaluation (`numSamples`).
 pub const SAMPLES: Bounds<u32> = Bounds { min: 1, max: 9 };

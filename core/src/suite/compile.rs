@@ -3,12 +3,16 @@
 
 use super::bounds;
 pub use super::evaluators::Evaluator;
+use super::evaluators::SuiteScope;
 use super::rules::NameKind;
+use super::select::Selection;
 use super::spec::{
-    Approvals, Case, EvaluatorSpec, EvaluatorType, JudgeSpec, ProbeSpec, SecretKeyRef,
-    SessionMatch, SuiteDefaults, SuiteSpec, UnreadableEvents,
+    Approvals, Case, EvaluatorSpec, EvaluatorType, GateMode, JudgeSpec, MaxIncrease, PriceSpec,
+    ProbeSpec, ScenarioSpec, SecretKeyRef, SelectSpec, SessionMatch, SuiteSpec, Unmeasured,
+    UnreadableEvents,
 };
 use crate::convert::ConvertOptions;
+use crate::efficiency::Price;
 use crate::schedule::Schedule;
 use crate::session::AgentRef;
 use crate::task::RecordChoice;
@@ -45,6 +49,7 @@ pub struct CompiledSuite {
     pub since: Option<SignedDuration>,
     pub limit: Option<usize>,
     pub include_sub_agent_sessions: bool,
+    pub include_forked_sessions: bool,
     /// Which record sessions are read from.
     pub record: RecordChoice,
     /// Set when the suite enables probes.
@@ -55,7 +60,38 @@ pub struct CompiledSuite {
     /// The cron schedule, parsed once.
     pub schedule: Option<Schedule>,
     pub unreadable_events: UnreadableEvents,
+    /// What every session's cost is priced at.
+    pub prices: Vec<Price>,
+    pub unmeasured: Unmeasured,
+    /// When the run as a whole passes.
+    pub run_gate: RunGate,
+    /// An EvalRun pinned as the baseline (the cluster only).
+    pub baseline_run: Option<String>,
+    /// What `select` kept and left out, when the suite or the command line
+    /// chose cases.
+    pub selection: Option<Selection>,
     pub cases: Vec<CompiledCase>,
+}
+
+/// When a run passes, beyond each case's verdict.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunGate {
+    pub mode: GateMode,
+    /// The share of blocking cases that may fail.
+    pub max_fail_rate: f64,
+    pub max_increase: MaxIncrease,
+    pub max_pass_rate_drop: Option<f64>,
+}
+
+impl RunGate {
+    /// Whether any gate compares with a baseline.
+    pub fn needs_baseline(&self) -> bool {
+        let m = &self.max_increase;
+        m.cost.is_some()
+            || m.latency_seconds.is_some()
+            || m.tokens.is_some()
+            || self.max_pass_rate_drop.is_some()
+    }
 }
 
 impl CompiledSuite {
@@ -79,19 +115,51 @@ impl CompiledSuite {
             since: None,
             limit: None,
             include_sub_agent_sessions: false,
+            include_forked_sessions: false,
             record: RecordChoice::Auto,
             probes: None,
             gates: Vec::new(),
             judge: None,
             schedule: None,
             unreadable_events: UnreadableEvents::default(),
+            prices: Vec::new(),
+            unmeasured: Unmeasured::default(),
+            run_gate: RunGate::default(),
+            baseline_run: None,
+            selection: None,
             cases: Vec::new(),
         }
     }
 
+    /// Only the cases `select` chooses, in place of those of the suite's
+    /// own `select`; possibly none, for the caller to report.
+    pub fn narrow(&mut self, select: &SelectSpec) -> Result<(), SuiteError> {
+        let all = std::mem::take(&mut self.cases);
+        let (cases, selection) = crate::suite::select::select(all, select, "select")?;
+        self.cases = cases;
+        self.selection = selection;
+        Ok(())
+    }
+
+    /// Judge calls in flight at once.
+    pub fn judge_concurrency(&self) -> usize {
+        self.judge
+            .as_ref()
+            .and_then(|j| j.concurrency)
+            .unwrap_or(bounds::JUDGE_CONCURRENCY_DEFAULT) as usize
+    }
+
     /// Whether any evaluator needs an LLM judge.
+    /// Whether a judge model is asked: by a judged evaluator, or as the
+    /// simulated user of a scenario probe.
     pub fn uses_judge(&self) -> bool {
-        self.evaluators().any(|e| e.kind.is_judged())
+        self.evaluators().any(|e| e.kind.is_judged()) || self.simulates()
+    }
+
+    /// Whether a probe's user is simulated.
+    pub fn simulates(&self) -> bool {
+        self.probe_cases()
+            .any(|(_, _, probe)| matches!(probe.turns, Turns::Scenario(_)))
     }
 
     pub fn warnings(&self) -> impl Iterator<Item = &str> {
@@ -114,6 +182,9 @@ pub struct CompiledCase {
     pub min_pass_rate: f64,
     pub allow_no_sessions: bool,
     pub convert: ConvertOptions,
+    /// Whether its failure fails the run.
+    pub blocking: bool,
+    pub tags: Vec<String>,
 }
 
 /// Which sessions a case scores.
@@ -130,13 +201,42 @@ pub enum Selector {
 pub const DEFAULT_PROBE_USER: &str = "kagent-evals-probe";
 
 /// A golden task to send to the Agent `runs` times.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Probe {
-    pub turns: Vec<String>,
+    pub turns: Turns,
     pub runs: u32,
     pub timeout: std::time::Duration,
     pub user_id: String,
     pub approvals: Approvals,
+}
+
+/// What a probe says to the Agent: a script, or a simulated user.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Turns {
+    Script(Vec<String>),
+    Scenario(Scenario),
+}
+
+/// A simulated user's conversation, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub starting_prompt: String,
+    pub plan: String,
+    pub persona: Option<String>,
+    pub max_turns: u32,
+    /// In place of the judge's model.
+    pub model: Option<String>,
+    pub temperature: Option<f64>,
+}
+
+impl Turns {
+    /// The most user turns one run may send.
+    pub fn most(&self) -> u32 {
+        match self {
+            Turns::Script(turns) => turns.len() as u32,
+            Turns::Scenario(scenario) => scenario.max_turns,
+        }
+    }
 }
 
 /// How many probe runs a run may make, and how many at once.
@@ -331,13 +431,8 @@ pub fn compile(
             "must not be negative",
         ));
     }
-    if let Some(timeout) = spec.judge.as_ref().and_then(|j| j.timeout_seconds)
-        && timeout < bounds::JUDGE_TIMEOUT_SECONDS_MIN
-    {
-        return Err(error(
-            format!("{at}.judge.timeoutSeconds"),
-            format!("must be at least {}", bounds::JUDGE_TIMEOUT_SECONDS_MIN),
-        ));
+    if let Some(judge) = &spec.judge {
+        check_judge(judge, &format!("{at}.judge"))?;
     }
     let mut names = std::collections::BTreeSet::new();
     let cases = spec
@@ -361,6 +456,14 @@ pub fn compile(
             "a suite needs at least one case",
         ));
     }
+    let (cases, selection) = crate::suite::select::select(
+        cases,
+        spec.select.as_ref().unwrap_or(&SelectSpec::default()),
+        &format!("{at}.select"),
+    )?;
+    if let Some(selection) = selection.as_ref().filter(|_| cases.is_empty()) {
+        return Err(error(format!("{at}.select"), selection.nothing_selected()));
+    }
     let probes = match &spec.probes {
         Some(p) if p.enabled => {
             let runs: u32 = cases
@@ -381,6 +484,24 @@ pub fn compile(
                 ));
             }
             bounds::PROBE_CONCURRENCY.check(p.concurrency, format!("{at}.probes.concurrency"))?;
+            let simulated: u32 = cases
+                .iter()
+                .filter_map(|c| match &c.selector {
+                    Selector::Probe(probe) if matches!(probe.turns, Turns::Scenario(_)) => {
+                        Some(probe.runs * probe.turns.most())
+                    }
+                    _ => None,
+                })
+                .sum();
+            if simulated > bounds::SIMULATED_TURNS_PER_RUN {
+                return Err(error(
+                    format!("{at}.cases"),
+                    format!(
+                        "the scenario probes may simulate {simulated} user turns (runs times maxTurns), more than the {} one run allows",
+                        bounds::SIMULATED_TURNS_PER_RUN
+                    ),
+                ));
+            }
             Some(ProbeLimits {
                 max_runs: p.max_runs,
                 concurrency: p.concurrency,
@@ -397,13 +518,111 @@ pub fn compile(
         since,
         limit: spec.sessions.limit.map(|l| l as usize),
         include_sub_agent_sessions: spec.sessions.include_sub_agent_sessions,
+        include_forked_sessions: spec.sessions.include_forked_sessions,
         record: spec.sessions.record,
         probes,
         gates: effective_thresholds(&cases, at),
         judge: spec.judge.clone(),
         schedule,
         unreadable_events: spec.unreadable_events,
+        prices: spec.prices.iter().map(PriceSpec::price).collect(),
+        unmeasured: spec.unmeasured,
+        run_gate: run_gate(spec, at)?,
+        baseline_run: spec.baseline.as_ref().map(|b| b.run_name.clone()),
+        selection,
         cases,
+    })
+}
+
+/// Prices are numbers, not negative.
+fn check_prices(prices: &[PriceSpec], at: &str) -> Result<(), SuiteError> {
+    for (i, price) in prices.iter().enumerate() {
+        for (field, value) in [
+            ("promptPerMillionTokens", price.prompt_per_million_tokens),
+            (
+                "completionPerMillionTokens",
+                price.completion_per_million_tokens,
+            ),
+        ] {
+            if !value.is_finite() || value < 0.0 {
+                return Err(error(
+                    format!("{at}[{i}].{field}"),
+                    "must be a number, not negative",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The judge's own limits, prices and calibration, checked.
+fn check_judge(judge: &JudgeSpec, at: &str) -> Result<(), SuiteError> {
+    if let Some(timeout) = judge.timeout_seconds
+        && timeout < bounds::JUDGE_TIMEOUT_SECONDS_MIN
+    {
+        return Err(error(
+            format!("{at}.timeoutSeconds"),
+            format!("must be at least {}", bounds::JUDGE_TIMEOUT_SECONDS_MIN),
+        ));
+    }
+    if let Some(concurrency) = judge.concurrency {
+        bounds::JUDGE_CONCURRENCY.check(concurrency, format!("{at}.concurrency"))?;
+    }
+    for (field, value) in [
+        ("maxCalls", judge.max_calls),
+        ("maxTokens", judge.max_tokens),
+    ] {
+        if value == Some(0) {
+            return Err(error(format!("{at}.{field}"), "must be at least 1"));
+        }
+    }
+    check_prices(&judge.prices, &format!("{at}.prices"))?;
+    if let Some(calibration) = &judge.calibration {
+        if !(-1.0..=1.0).contains(&calibration.kappa) {
+            return Err(error(
+                format!("{at}.calibration.kappa"),
+                "must be between -1 and 1",
+            ));
+        }
+        if calibration.labels == 0 {
+            return Err(error(
+                format!("{at}.calibration.labels"),
+                "must be at least 1",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The run's gates, checked.
+fn run_gate(spec: &SuiteSpec, at: &str) -> Result<RunGate, SuiteError> {
+    check_prices(&spec.prices, &format!("{at}.prices"))?;
+    let gates = spec.gates.clone().unwrap_or_default();
+    let path = |field: &str| format!("{at}.gates.{field}");
+    if let Some(rate) = gates.max_fail_rate {
+        bounds::UNIT.check(rate, path("maxFailRate"))?;
+    }
+    if let Some(drop) = gates.max_pass_rate_drop {
+        bounds::UNIT.check(drop, path("maxPassRateDrop"))?;
+    }
+    let max_increase = gates.max_increase.unwrap_or_default();
+    for (field, value) in [
+        ("cost", max_increase.cost),
+        ("latencySeconds", max_increase.latency_seconds),
+        ("tokens", max_increase.tokens),
+    ] {
+        if value.is_some_and(|v| !v.is_finite() || v < 0.0) {
+            return Err(error(
+                path(&format!("maxIncrease.{field}")),
+                "must be a fraction, not negative",
+            ));
+        }
+    }
+    Ok(RunGate {
+        mode: spec.gate,
+        max_fail_rate: gates.max_fail_rate.unwrap_or(0.0),
+        max_increase,
+        max_pass_rate_drop: gates.max_pass_rate_drop,
     })
 }
 
@@ -476,17 +695,20 @@ fn effective_thresholds(cases: &[CompiledCase], at: &str) -> Vec<String> {
 }
 
 fn compile_probe(probe: &ProbeSpec, path: &str) -> Result<Probe, SuiteError> {
-    let turns = match (&probe.input, probe.conversation.as_slice()) {
-        (Some(input), []) => vec![input.clone()],
-        (None, turns) if !turns.is_empty() => turns.to_vec(),
+    let turns = match (&probe.input, probe.conversation.as_slice(), &probe.scenario) {
+        (Some(input), [], None) => Turns::Script(vec![input.clone()]),
+        (None, turns, None) if !turns.is_empty() => Turns::Script(turns.to_vec()),
+        (None, [], Some(scenario)) => Turns::Scenario(compile_scenario(scenario, path)?),
         _ => {
             return Err(error(
                 path,
-                "a probe has exactly one of input and conversation",
+                "a probe has exactly one of input, conversation and scenario",
             ));
         }
     };
-    if turns.iter().any(|t| t.trim().is_empty()) {
+    if let Turns::Script(turns) = &turns
+        && turns.iter().any(|t| t.trim().is_empty())
+    {
         return Err(error(path, "a probe's user turns must not be empty"));
     }
     if probe.conversation.len() > bounds::CONVERSATION_TURNS.max {
@@ -509,6 +731,30 @@ fn compile_probe(probe: &ProbeSpec, path: &str) -> Result<Probe, SuiteError> {
             .clone()
             .unwrap_or_else(|| DEFAULT_PROBE_USER.to_string()),
         approvals: probe.approvals,
+    })
+}
+
+fn compile_scenario(scenario: &ScenarioSpec, path: &str) -> Result<Scenario, SuiteError> {
+    let at = format!("{path}.scenario");
+    for (field, text) in [
+        ("startingPrompt", &scenario.starting_prompt),
+        ("plan", &scenario.plan),
+    ] {
+        if text.trim().is_empty() {
+            return Err(error(format!("{at}.{field}"), "must not be empty"));
+        }
+    }
+    bounds::SCENARIO_TURNS.check(scenario.max_turns, format!("{at}.maxTurns"))?;
+    if let Some(temperature) = scenario.temperature {
+        bounds::TEMPERATURE.check(temperature, format!("{at}.temperature"))?;
+    }
+    Ok(Scenario {
+        starting_prompt: scenario.starting_prompt.clone(),
+        plan: scenario.plan.clone(),
+        persona: scenario.persona.clone(),
+        max_turns: scenario.max_turns,
+        model: scenario.model.clone(),
+        temperature: scenario.temperature,
     })
 }
 
@@ -582,9 +828,29 @@ fn compile_case(case: &Case, spec: &SuiteSpec, path: &str) -> Result<CompiledCas
                     format!("`{}` names two evaluators of this case", e.name),
                 ));
             }
-            compile_evaluator(e, &spec.defaults, &at)
+            compile_evaluator(e, SuiteScope::of(spec), &at)
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let mut evaluators = evaluators;
+    for (p, profile) in spec.profiles.iter().enumerate() {
+        if !profile.tags.iter().any(|t| case.tags.contains(t)) {
+            continue;
+        }
+        let at = format!("spec.profiles[{p}]");
+        let name = format!("{} budget", profile.name);
+        if names.contains(name.as_str()) {
+            return Err(error(
+                format!("{path}.evaluators"),
+                format!(
+                    "`{name}` names an evaluator of the case and the budget of profile {}",
+                    profile.name
+                ),
+            ));
+        }
+        let budget = EvaluatorSpec::with_settings(&name, EvaluatorType::Budget, &profile.budget)
+            .map_err(|e| error(format!("{at}.budget"), e))?;
+        evaluators.push(compile_evaluator(&budget, SuiteScope::of(spec), &at)?);
+    }
     let mut deny_tools = spec.defaults.deny_tools.clone();
     deny_tools.extend(case.deny_tools.iter().cloned());
     Ok(CompiledCase {
@@ -594,6 +860,8 @@ fn compile_case(case: &Case, spec: &SuiteSpec, path: &str) -> Result<CompiledCas
         evaluators,
         min_pass_rate: case.min_pass_rate,
         allow_no_sessions: case.allow_no_sessions,
+        blocking: case.blocking,
+        tags: case.tags.clone(),
         convert: ConvertOptions {
             drop_internal_tools: case
                 .drop_internal_tools
@@ -619,10 +887,10 @@ fn text_match(m: &SessionMatch, path: &str) -> Result<TextMatch, SuiteError> {
     }
 }
 
-/// Check one evaluator; `defaults` are its suite's, `at` its field path.
+/// Check one evaluator of the suite `scope` is of; `at` its field path.
 pub fn compile_evaluator(
     e: &EvaluatorSpec,
-    defaults: &SuiteDefaults,
+    scope: SuiteScope<'_>,
     at: &str,
 ) -> Result<CompiledEvaluator, SuiteError> {
     let present: Vec<&str> = EvaluatorType::ALL
@@ -636,7 +904,7 @@ pub fn compile_evaluator(
             "an evaluator has the settings field of its own type only",
         ));
     }
-    let evaluator = e.compile_settings(defaults, at)?;
+    let evaluator = e.compile_settings(scope, at)?;
     let warning = match evaluator.scorer().sampling() {
         Some((samples, Some(t))) if samples > 1 && t == 0.0 => Some(format!(
             "{at}.{}: {samples} samples at temperature 0 are likely the same answer {samples} times; the vote means little",

@@ -211,6 +211,8 @@ pub struct Judgement {
     pub reasoning: Option<String>,
     /// ADK's metrics: each invocation's score, pooled over a probe's runs.
     pub invocation_scores: Vec<Option<f64>>,
+    /// A panel's members, each with its verdict and reasoning.
+    pub panel: Vec<crate::judge::panel::PanelVote>,
 }
 
 /// Any evaluator, asking `judge` for the judged ones: the verdict and the

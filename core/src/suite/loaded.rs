@@ -11,6 +11,8 @@ pub enum SuiteFormat {
     Manifest,
     KagentAgentevals,
     AdkEvalSet,
+    /// The golden-case harness's JSONL golden set.
+    GoldenSet,
 }
 
 /// One suite read from a file.

@@ -4,21 +4,58 @@
 
 use super::loaded::NotRun;
 use super::spec::EvaluatorType;
+use crate::efficiency::{Efficiency, EfficiencyStats};
 use crate::ingest::Issue;
 use crate::judge::JudgeUsage;
 use crate::score::Score;
 use crate::task::Record;
 use serde::{Deserialize, Serialize};
 
+pub use super::gate::{Comparison, GateReport};
+
+/// The version of the report's JSON form; a baseline from a newer one is
+/// refused rather than half read. Reports before the field are version 1.
+pub const FORMAT_VERSION: u32 = 2;
+
+fn version_one() -> u32 {
+    1
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
+    #[serde(default = "version_one")]
+    pub format_version: u32,
     pub suite: String,
     pub passed: bool,
     pub summary: Summary,
+    /// Cost, latency and tokens over the distinct sessions scored.
+    #[serde(default)]
+    pub efficiency: EfficiencyStats,
+    /// Whether the run passes its gates: blocking failures within the
+    /// allowed rate, no breach against the baseline.
+    #[serde(default)]
+    pub gate: GateReport,
+    /// The comparison with the baseline run, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Comparison>,
+    /// Where the sessions were read, with the kagent line found there
+    /// ("kagent 1.0 PostgreSQL at …").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The A2A version the run's probes spoke, and why ("A2A 1.0, set by
+    /// the agentRef ...").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probed_with: Option<String>,
     /// The run's judge calls, when it has judged evaluators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeUsage>,
+    /// How the judge agreed with people, as the suite records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_calibration: Option<crate::suite::spec::Calibration>,
+    /// The cases selected by tag or name, and those left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<crate::suite::select::Selection>,
     pub cases: Vec<CaseReport>,
 }
 
@@ -43,6 +80,10 @@ pub struct Summary {
     pub probe_runs: usize,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub probe_runs_passed: usize,
+    /// Budget limits left out because a session did not carry what they
+    /// measure (`unmeasured: skip`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unmeasured_skipped: usize,
 }
 
 /// A probe case's k runs: pass^k (every run passed) and pass@k (one did).
@@ -97,6 +138,22 @@ pub struct CaseReport {
     /// of the logged report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub references: Vec<Reference>,
+    /// Cost, latency and tokens over the case's sessions.
+    #[serde(default)]
+    pub efficiency: EfficiencyStats,
+    /// `false`: its failure does not fail the run.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub blocking: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// The calls a trajectory evaluator expects, in order.
@@ -137,6 +194,9 @@ pub struct SessionReport {
     /// Read from ADK's events or from kagent's A2A task records.
     #[serde(default)]
     pub record: Record,
+    /// The kagent 1.0 Agent revision the session ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
     pub passed: bool,
     /// Why the session could not be scored at all.
     pub error: Option<String>,
@@ -154,13 +214,37 @@ pub struct SessionReport {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<Issue>,
     pub evaluations: Vec<Evaluation>,
+    /// What the session used; absent where it was not scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub efficiency: Option<Efficiency>,
     /// The scored trajectory; only when asked for, since it is the
     /// conversation itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trajectory: Option<Vec<crate::trajectory::Message>>,
+    /// A scenario probe's conversation as the simulated user held it, and
+    /// why it ended; only with the trajectories.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated: Option<SimulatedConversation>,
+}
+
+/// What a simulated user said and heard, and why it stopped.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SimulatedConversation {
+    pub turns: Vec<crate::judge::simulate::Exchange>,
+    pub ended: Option<String>,
 }
 
 impl SessionReport {
+    /// The session as a reader names it: its id, and the 1.0 revision it
+    /// ran on where known.
+    pub fn label(&self) -> String {
+        match &self.revision {
+            Some(revision) => format!("{} (revision {revision})", self.session_id),
+            None => self.session_id.clone(),
+        }
+    }
+
     /// A session that does not pass and cannot be said to fail.
     pub(crate) fn is_error(&self) -> bool {
         self.unreadable || self.evaluations.iter().any(|e| e.error.is_some())
@@ -187,6 +271,18 @@ pub struct Evaluation {
     /// ADK's judged metrics: each invocation's score (`None`: not judged).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invocation_scores: Vec<Option<f64>>,
+    /// Limits left out because the session does not carry what they
+    /// measure (`unmeasured: skip`), each with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unmeasured: Vec<String>,
+    /// A value reported for tracking (ADK's efficiency metrics), which
+    /// never passes or fails.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub informational: bool,
+    /// A panel's members: each one's verdict (and, with the trajectories,
+    /// its reasoning).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub panel: Vec<crate::judge::panel::PanelVote>,
 }
 
 impl Report {
@@ -200,6 +296,9 @@ impl Report {
             session.trajectory = None;
             for evaluation in &mut session.evaluations {
                 evaluation.reasoning = None;
+                for member in &mut evaluation.panel {
+                    member.reasoning = None;
+                }
             }
         }
         copy
@@ -223,6 +322,9 @@ impl Report {
                 probe: None,
                 pooled: Vec::new(),
                 references: Vec::new(),
+                efficiency: EfficiencyStats::default(),
+                blocking: true,
+                tags: Vec::new(),
             });
             self.summary.cases += 1;
             self.summary.errors += 1;
@@ -230,13 +332,22 @@ impl Report {
         }
     }
 
-    /// 0 all passed, 1 a case failed, 2 a case could not be done (and
-    /// none failed): a gate that saw a failure reports it whatever else
-    /// went wrong.
+    /// Settle the verdict from the gate: the run passes when nothing
+    /// blocks it and everything could be done.
+    pub fn settle(&mut self) {
+        self.passed =
+            !self.gate.blocked() && self.summary.errors == 0 && self.gate.errors.is_empty();
+    }
+
+    /// 0 the run passed its gates; 1 it did not (a blocking case failed
+    /// beyond the allowed rate, or a gate against the baseline was
+    /// breached), whatever else went wrong: a gate that saw a failure
+    /// reports it; 2 a case or a gate could not be done, and nothing
+    /// failed.
     pub fn exit_code(&self) -> u8 {
-        if self.summary.failed > 0 {
+        if self.gate.blocked() {
             1
-        } else if self.summary.errors > 0 {
+        } else if self.summary.errors > 0 || !self.gate.errors.is_empty() {
             2
         } else if self.passed {
             0

@@ -217,6 +217,85 @@ pub fn names(fields: &[&str]) -> Vec<String> {
     fields.iter().map(|f| f.to_string()).collect()
 }
 
+/// Every rule of `schema` (a schema the core generated, subschemas
+/// inlined) that `value` breaks: the path of the field it names, and its
+/// message, as the API server's CEL would say them.
+pub fn broken(schema: &Value, value: &Value, path: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    walk(schema, value, path, &mut found);
+    found
+}
+
+fn walk(schema: &Value, value: &Value, path: &str, found: &mut Vec<(String, String)>) {
+    if let (Some(rules), Some(object)) = (schema.get(RULES_KEY), value.as_object()) {
+        let rules: Vec<Validation> = serde_json::from_value(rules.clone()).unwrap_or_default();
+        for rule in rules.iter().filter(|r| !r.check(object)) {
+            let at = match &rule.field {
+                Some(field) => format!("{path}.{field}"),
+                None => path.to_string(),
+            };
+            found.push((at, rule.message.clone()));
+        }
+    }
+    for sub in schema["allOf"].as_array().into_iter().flatten() {
+        walk(sub, value, path, found);
+    }
+    // An optional or untagged value: the one branch of its JSON type.
+    for key in ["anyOf", "oneOf"] {
+        let branches: Vec<&Value> = schema[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|b| of_type(b, value))
+            .collect();
+        if let [branch] = branches[..] {
+            walk(branch, value, path, found);
+        }
+    }
+    match value {
+        Value::Object(object) => {
+            let properties = schema["properties"].as_object();
+            for (key, child) in object {
+                match properties.and_then(|p| p.get(key)) {
+                    Some(sub) => walk(sub, child, &format!("{path}.{key}"), found),
+                    None if schema["additionalProperties"].is_object() => walk(
+                        &schema["additionalProperties"],
+                        child,
+                        &format!("{path}.{key}"),
+                        found,
+                    ),
+                    None => {}
+                }
+            }
+        }
+        Value::Array(items) if schema["items"].is_object() => {
+            for (i, item) in items.iter().enumerate() {
+                walk(&schema["items"], item, &format!("{path}[{i}]"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether a branch's `type` admits the value (a branch without one may).
+fn of_type(branch: &Value, value: &Value) -> bool {
+    let name = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let admits = |t: &Value| t == name || (name == "integer" && t == "number");
+    match &branch["type"] {
+        Value::Null => true,
+        Value::Array(types) => types.iter().any(admits),
+        t => admits(t),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,16 +10,19 @@
 
 use super::compile::{CompiledCase, CompiledSuite, Selector};
 use super::evaluate::{Judgement, SessionView, evaluate, evaluate_judged};
+use super::gate;
 use super::report::{
-    CaseReport, Evaluation, Outcome, PooledScore, ProbeSummary, Reference, Report, SessionReport,
-    Summary,
+    CaseReport, Evaluation, FORMAT_VERSION, Outcome, PooledScore, ProbeSummary, Reference, Report,
+    SessionReport, SimulatedConversation, Summary,
 };
-use super::spec::UnreadableEvents;
+use super::spec::{PriceSpec, UnreadableEvents};
+use crate::efficiency::{Efficiency, Price, Samples, measure};
 use crate::judge::{Judge, JudgeUsage};
 use crate::parallel::map_in_order;
 use crate::score::Verdict;
 use crate::session::Session;
 use crate::task::Record;
+use futures::StreamExt;
 use std::collections::BTreeSet;
 
 /// Sessions of a case whose details the report keeps, failing first.
@@ -57,6 +60,9 @@ struct CaseTally {
     passed: usize,
     errors: usize,
     notes: Vec<String>,
+    /// Every scored session's efficiency, for the case's statistics.
+    samples: Samples,
+    unmeasured_skipped: usize,
     /// ADK's judged metrics of a probe: every run's invocation scores.
     pooled: std::collections::BTreeMap<String, Vec<Option<f64>>>,
 }
@@ -64,6 +70,14 @@ struct CaseTally {
 impl CaseTally {
     fn add(&mut self, report: SessionReport) {
         self.total += 1;
+        if let Some(efficiency) = &report.efficiency {
+            self.samples.add(efficiency);
+        }
+        self.unmeasured_skipped += report
+            .evaluations
+            .iter()
+            .map(|e| e.unmeasured.len())
+            .sum::<usize>();
         if report.passed {
             self.passed += 1;
         } else if report.is_error() {
@@ -84,10 +98,11 @@ impl CaseTally {
 }
 
 /// One session's views, each built once for every case that converts it
-/// the same way (most suites' cases do).
+/// the same way (most suites' cases do), and what it used, measured once.
 struct Views<'a> {
     session: &'a Session,
     built: Vec<(&'a CompiledCase, Result<SessionView<'a>, String>)>,
+    efficiency: Option<Efficiency>,
 }
 
 impl<'a> Views<'a> {
@@ -95,7 +110,17 @@ impl<'a> Views<'a> {
         Views {
             session,
             built: Vec::new(),
+            efficiency: None,
         }
+    }
+
+    /// What the session used, priced at `prices`.
+    fn efficiency(&mut self, prices: &[Price]) -> &mut Efficiency {
+        let session = self.session;
+        self.efficiency.get_or_insert_with(|| {
+            let events: Vec<&crate::event::Event> = session.events.iter().collect();
+            measure(&events, prices)
+        })
     }
 
     /// The session as `case` sees it.
@@ -126,6 +151,10 @@ pub struct ReportBuilder<'s> {
     judge_usage: JudgeUsage,
     /// The sessions the run looked through, for cases that matched none.
     searched: Option<String>,
+    source: Option<String>,
+    probed_with: Option<String>,
+    /// The distinct sessions' efficiency, for the run's statistics.
+    samples: Samples,
 }
 
 impl<'s> ReportBuilder<'s> {
@@ -138,6 +167,9 @@ impl<'s> ReportBuilder<'s> {
             unreadable: Default::default(),
             judge_usage: JudgeUsage::default(),
             searched: None,
+            source: None,
+            probed_with: None,
+            samples: Samples::default(),
         }
     }
 
@@ -153,11 +185,22 @@ impl<'s> ReportBuilder<'s> {
         self.searched = Some(description);
     }
 
+    /// Where the run's sessions were read, said once they were (a source
+    /// may learn which kagent line it is only on its first read).
+    pub fn read_from(&mut self, source: String) {
+        self.source = Some(source);
+    }
+
+    /// The A2A version the run's probes spoke, and why.
+    pub fn probed_with(&mut self, protocol: String) {
+        self.probed_with = Some(protocol);
+    }
+
     /// Score sessions with every case they belong to. `selected` says the
     /// sessions are among the run's selected sessions (cases without a
     /// `sessionId` score only those); sessions fetched by id are not.
-    /// Judged evaluators ask `judge`, one session at a time; suites without
-    /// them are scored on every core. Either way the report is the same, in
+    /// Judged evaluators ask `judge`, `judge.concurrency` sessions at a
+    /// time; suites without them are scored on every core. Either way the report is the same, in
     /// the same order, as scoring the sessions one by one.
     pub async fn score(&mut self, sessions: &[Session], selected: bool, judge: &impl Judge) {
         if !self.suite.uses_judge() {
@@ -172,21 +215,76 @@ impl<'s> ReportBuilder<'s> {
             }
             return;
         }
+        // Sessions are judged `judge_concurrency` at once, each making its
+        // calls one after another, so no more calls than that are in
+        // flight; the results are filed in the sessions' order.
+        let this = &*self;
+        let mut judging = Vec::with_capacity(sessions.len());
         for session in sessions {
-            let first_user = session.first_user_text();
-            let mut views = Views::new(session);
-            for index in 0..self.suite.cases.len() {
-                if self.applies(index, session, first_user, selected) {
-                    self.score_case(index, &mut views, judge).await;
-                }
+            judging.push(this.score_judged(session, selected, judge));
+        }
+        let judged: Vec<(Vec<(usize, Scored)>, JudgeUsage)> = futures::stream::iter(judging)
+            .buffered(self.suite.judge_concurrency())
+            .collect()
+            .await;
+        for (session, (results, usage)) in sessions.iter().zip(judged) {
+            self.judge_usage.merge(&usage);
+            for (index, outcome) in results {
+                self.record(index, session, outcome);
             }
         }
     }
 
-    /// Score the session one probe run of case `index` made.
-    pub async fn score_probe(&mut self, index: usize, session: &Session, judge: &impl Judge) {
-        self.score_case(index, &mut Views::new(session), judge)
+    /// Score the sessions probe runs made, each with its case (`index`)
+    /// and how long the prober's own clock saw it take; judged as
+    /// [`Self::score`] judges, and filed in the order given.
+    pub async fn score_probes(&mut self, probes: &[(usize, &Session, f64)], judge: &impl Judge) {
+        let this = &*self;
+        let mut judging = Vec::with_capacity(probes.len());
+        for &(index, session, witnessed) in probes {
+            judging.push(async move {
+                let mut views = Views::new(session);
+                views.efficiency(&this.suite.prices).probe_latency_seconds = Some(witnessed);
+                let mut usage = JudgeUsage::default();
+                let scored = this.case_scored(index, &mut views, judge, &mut usage).await;
+                (scored, usage)
+            });
+        }
+        let judged: Vec<(Scored, JudgeUsage)> = futures::stream::iter(judging)
+            .buffered(self.suite.judge_concurrency())
+            .collect()
             .await;
+        for (&(index, session, _), (scored, usage)) in probes.iter().zip(judged) {
+            self.judge_usage.merge(&usage);
+            self.record(index, session, scored);
+        }
+    }
+
+    /// A scenario probe's conversation, beside the session of case `index`
+    /// it made; kept only with the trajectories, since it is the
+    /// conversation.
+    pub fn simulated(
+        &mut self,
+        index: usize,
+        session_id: &str,
+        conversation: SimulatedConversation,
+    ) {
+        if !self.with_trajectories {
+            return;
+        }
+        let sessions = &mut self.cases[index].details;
+        if let Some(session) = sessions
+            .iter_mut()
+            .rev()
+            .find(|s| s.session_id == session_id)
+        {
+            session.simulated = Some(conversation);
+        }
+    }
+
+    /// Judge calls made beside the evaluators' (a simulated user's).
+    pub fn add_judge_usage(&mut self, usage: &JudgeUsage) {
+        self.judge_usage.merge(usage);
     }
 
     /// A probe run of case `index` that left no session to score: the
@@ -205,6 +303,7 @@ impl<'s> ReportBuilder<'s> {
             session_id: context.to_string(),
             user_id: Some(user.to_string()),
             record: Record::Events,
+            revision: None,
             passed: false,
             error: Some(why),
             unreadable: !failed,
@@ -213,28 +312,56 @@ impl<'s> ReportBuilder<'s> {
             issues: Vec::new(),
             notes: Vec::new(),
             evaluations: Vec::new(),
+            efficiency: None,
             trajectory: None,
+            simulated: None,
         };
         self.cases[index].add(report);
     }
 
-    async fn score_case<'a>(&mut self, index: usize, views: &mut Views<'a>, judge: &impl Judge)
+    /// Every case's verdict on one session, asking `judge` for the judged
+    /// evaluators, and the judge calls that took.
+    async fn score_judged(
+        &self,
+        session: &Session,
+        selected: bool,
+        judge: &impl Judge,
+    ) -> (Vec<(usize, Scored)>, JudgeUsage) {
+        let first_user = session.first_user_text();
+        let mut views = Views::new(session);
+        let mut usage = JudgeUsage::default();
+        let mut results = Vec::new();
+        for index in 0..self.suite.cases.len() {
+            if self.applies(index, session, first_user, selected) {
+                let scored = self.case_scored(index, &mut views, judge, &mut usage).await;
+                results.push((index, scored));
+            }
+        }
+        (results, usage)
+    }
+
+    /// Case `index`'s verdict on the session of `views`, its evaluators
+    /// asking `judge` one after another.
+    async fn case_scored<'a>(
+        &self,
+        index: usize,
+        views: &mut Views<'a>,
+        judge: &impl Judge,
+        usage: &mut JudgeUsage,
+    ) -> Scored
     where
         's: 'a,
     {
-        let scored = match self.view(index, views) {
+        match self.view(index, views) {
             Err(scored) => *scored,
             Ok((report, view)) => {
                 let mut results = Vec::new();
                 for e in &self.suite.cases[index].evaluators {
-                    results.push(
-                        evaluate_judged(&e.evaluator, view, judge, &mut self.judge_usage).await,
-                    );
+                    results.push(evaluate_judged(&e.evaluator, view, judge, usage).await);
                 }
                 self.complete(index, report, view, results)
             }
-        };
-        self.record(index, views.session, scored);
+        }
     }
 
     /// Every case's verdict on one session, without a judge.
@@ -297,6 +424,7 @@ impl<'s> ReportBuilder<'s> {
             session_id: session.key.id.clone(),
             user_id: session.key.user_id.clone(),
             record: session.record,
+            revision: session.revision.clone(),
             passed: false,
             error: None,
             unreadable: false,
@@ -305,7 +433,9 @@ impl<'s> ReportBuilder<'s> {
             issues: session.issues.clone(),
             notes: session.notes.clone(),
             evaluations: Vec::new(),
+            efficiency: None,
             trajectory: None,
+            simulated: None,
         };
         let incomplete = match (session.events.is_empty(), session.issues.len()) {
             (true, 0) => Some("the session has no events: nothing to score".to_string()),
@@ -323,6 +453,7 @@ impl<'s> ReportBuilder<'s> {
             report.error = Some(why);
             return Err(Box::new(Scored::Unreadable(report)));
         }
+        report.efficiency = Some(views.efficiency(&suite.prices).clone());
         match views.of(&suite.cases[index]) {
             Ok(view) => Ok((report, view)),
             Err(error) => {
@@ -356,6 +487,19 @@ impl<'s> ReportBuilder<'s> {
                         .filter(|_| self.with_trajectories)
                         .map(|r| crate::redact::redact_text(&r).0),
                     invocation_scores: judgement.invocation_scores,
+                    panel: judgement
+                        .panel
+                        .into_iter()
+                        .map(|mut member| {
+                            member.reasoning = member
+                                .reasoning
+                                .filter(|_| self.with_trajectories)
+                                .map(|r| crate::redact::redact_text(&r).0);
+                            member
+                        })
+                        .collect(),
+                    unmeasured: v.skipped,
+                    informational: v.informational,
                 },
                 Err(error) => Evaluation {
                     name: e.name.clone(),
@@ -367,6 +511,9 @@ impl<'s> ReportBuilder<'s> {
                     error: Some(error),
                     reasoning: None,
                     invocation_scores: Vec::new(),
+                    panel: Vec::new(),
+                    unmeasured: Vec::new(),
+                    informational: false,
                 },
             });
         }
@@ -402,7 +549,12 @@ impl<'s> ReportBuilder<'s> {
     /// File one case's verdict on one session.
     fn record(&mut self, index: usize, session: &Session, scored: Scored) {
         let key = (session.key.id.clone(), session.key.user_id.clone());
-        self.scored.insert(key.clone());
+        let first = self.scored.insert(key.clone());
+        if let (true, Scored::Scored(report, _)) = (first, &scored)
+            && let Some(efficiency) = &report.efficiency
+        {
+            self.samples.add(efficiency);
+        }
         let report = match scored {
             Scored::Unreadable(report) => {
                 self.unreadable.insert(key);
@@ -507,6 +659,7 @@ impl<'s> ReportBuilder<'s> {
                     summary.probe_runs += p.runs;
                     summary.probe_runs_passed += p.passed;
                 }
+                summary.unmeasured_skipped += tally.unmeasured_skipped;
                 CaseReport {
                     probe,
                     pooled,
@@ -521,15 +674,38 @@ impl<'s> ReportBuilder<'s> {
                     notes,
                     sessions: tally.details,
                     sessions_omitted: tally.omitted,
+                    efficiency: tally.samples.stats(),
+                    blocking: case.blocking,
+                    tags: case.tags.clone(),
                 }
             })
             .collect();
-        Report {
+        let gate = gate::judge(&cases, &self.suite.run_gate);
+        let mut report = Report {
+            format_version: FORMAT_VERSION,
             suite: self.suite.name.clone(),
-            passed: summary.passed == summary.cases,
+            passed: false,
             summary,
-            judge: self.suite.uses_judge().then_some(self.judge_usage),
+            efficiency: self.samples.stats(),
+            gate,
+            baseline: None,
+            source: self.source,
+            probed_with: self.probed_with,
+            judge: self.suite.uses_judge().then(|| {
+                let mut usage = self.judge_usage;
+                let prices: Vec<Price> = (self.suite.judge.iter())
+                    .flat_map(|j| j.prices.iter().map(PriceSpec::price))
+                    .collect();
+                usage.price(&prices);
+                usage
+            }),
+            judge_calibration: (self.suite.judge.as_ref())
+                .filter(|_| self.suite.uses_judge())
+                .and_then(|j| j.calibration.clone()),
+            selection: self.suite.selection.clone(),
             cases,
-        }
+        };
+        report.settle();
+        report
     }
 }

@@ -9,7 +9,9 @@
 use super::bounds;
 use crate::score::args::ArgsMode;
 use crate::score::trajectory_match::Matching;
-use crate::suite::rules::{NameKind, Rule, Ruled, Validation, attach, kubernetes_name, pair};
+use crate::suite::rules::{
+    NameKind, Rule, Ruled, Validation, attach, kubernetes_name, names, pair,
+};
 use crate::task::RecordChoice;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
@@ -115,11 +117,79 @@ pub struct SuiteSpec {
     /// still reports what was skipped.
     #[serde(default, skip_serializing_if = "UnreadableEvents::is_default")]
     pub unreadable_events: UnreadableEvents,
+    /// What every session's cost is priced at in reports and gates, per
+    /// model, per million tokens (a budget's `maxCost` is priced at the
+    /// budget's own prices).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prices: Vec<PriceSpec>,
+    /// A budget or gate on a measure a session does not carry (no usage
+    /// metadata, no timestamps, no price): `fail` (the default) does not
+    /// evaluate it and counts it against the run; `skip` leaves that limit
+    /// out and the report counts what was skipped.
+    #[serde(default, skip_serializing_if = "Unmeasured::is_default")]
+    pub unmeasured: Unmeasured,
+    /// `blocking` (the default): failed cases fail the run, within
+    /// `gates.maxFailRate`; `signal`: failures are reported, counted and
+    /// raise Events, and the run still succeeds.
+    #[serde(default, skip_serializing_if = "GateMode::is_default")]
+    pub gate: GateMode,
+    /// The run's gates beyond each case's verdict: a failure rate, and
+    /// rises against the baseline run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gates: Option<GatesSpec>,
+    /// The run compared with: in the cluster the suite's last Succeeded
+    /// EvalRun unless one is pinned here; on the command line `--baseline`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineSpec>,
+    /// Budgets for cases by tag (a risk profile: a market with tight costs,
+    /// say): each case carrying one of a profile's tags is also held to its
+    /// budget.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<ProfileSpec>,
     /// Opt-in to probes: cases that send golden tasks to the live Agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probes: Option<ProbesSpec>,
+    /// Which cases run: one file can serve a fast pull-request gate and a
+    /// full nightly. Every case when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select: Option<SelectSpec>,
     #[schemars(length(min = bounds::CASES.min, max = bounds::CASES.max))]
     pub cases: Vec<Case>,
+}
+
+/// The cases a run is made of, by tag and by name. A case runs when it
+/// carries one of `tags` (any case when empty), none of `excludeTags`, and
+/// its name matches one of `cases` (any name when empty).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SelectSpec {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude_tags: Vec<String>,
+    /// Case names, or globs of them (`*` any run of characters, `?` one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cases: Vec<String>,
+}
+
+impl SelectSpec {
+    pub fn is_empty(&self) -> bool {
+        self.tags.is_empty() && self.exclude_tags.is_empty() && self.cases.is_empty()
+    }
+
+    /// "tags fast, smoke; excluding tags slow; cases login-*"
+    pub fn describe(&self) -> String {
+        [
+            ("tags", &self.tags),
+            ("excluding tags", &self.exclude_tags),
+            ("cases", &self.cases),
+        ]
+        .iter()
+        .filter(|(_, values)| !values.is_empty())
+        .map(|(what, values)| format!("{what} {}", values.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+    }
 }
 
 /// Probes act: they send tasks to the Agent as deployed, which may call its
@@ -139,6 +209,46 @@ pub struct ProbesSpec {
     #[serde(default = "one_u32")]
     #[schemars(range(min = bounds::PROBE_CONCURRENCY.min, max = bounds::PROBE_CONCURRENCY.max))]
     pub concurrency: u32,
+    /// The A2A version probes speak: `"0.3"` (kagent 0.10) or `"1.0"`
+    /// (kagent 1.0). Unset, it follows the agentRef (a `v1alpha3` Agent
+    /// speaks 1.0), else the Agent's card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<A2aProtocol>,
+}
+
+/// An A2A protocol version a probe can speak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum A2aProtocol {
+    /// JSON-RPC `message/send`, `kind` discriminators, lower-case task
+    /// states: what kagent 0.10 serves (A2A 0.2 and 0.3 alike).
+    #[serde(rename = "0.3")]
+    V0_3,
+    /// JSON-RPC `SendMessage`, the `A2A-Version: 1.0` header, enum strings.
+    #[serde(rename = "1.0")]
+    V1_0,
+}
+
+impl A2aProtocol {
+    pub fn words(self) -> &'static str {
+        match self {
+            A2aProtocol::V0_3 => "A2A 0.3",
+            A2aProtocol::V1_0 => "A2A 1.0",
+        }
+    }
+}
+
+impl std::str::FromStr for A2aProtocol {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "0.3" => Ok(A2aProtocol::V0_3),
+            "1.0" => Ok(A2aProtocol::V1_0),
+            other => Err(format!(
+                "{other:?} is not an A2A version probes speak (0.3 or 1.0)"
+            )),
+        }
+    }
 }
 
 fn ten() -> u32 {
@@ -151,7 +261,7 @@ fn one_u32() -> u32 {
 
 /// A golden task sent to the Agent over A2A, `runs` times, each in a new
 /// conversation whose session is then scored by the case's evaluators.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(transform = attach::<Self>)]
 pub struct ProbeSpec {
@@ -162,6 +272,10 @@ pub struct ProbeSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = bounds::CONVERSATION_TURNS.max))]
     pub conversation: Vec<String>,
+    /// A simulated user: the suite's judge model writes each turn after the
+    /// first from the plan and the Agent's replies, and says when it is done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<ScenarioSpec>,
     /// How many times the task is sent, each in a fresh conversation (k).
     #[serde(default = "one_u32")]
     #[schemars(range(min = bounds::RUNS_PER_PROBE.min, max = bounds::RUNS_PER_PROBE.max))]
@@ -182,13 +296,52 @@ pub struct ProbeSpec {
 
 impl Ruled for ProbeSpec {
     fn rules() -> Vec<Validation> {
-        vec![Validation::new(
-            Rule::ExactlyOneOf {
-                fields: pair("input", "conversation"),
-            },
-            "a probe has exactly one of input and conversation",
-        )]
+        let inputs = names(&["input", "conversation", "scenario"]);
+        let message = "a probe has exactly one of input, conversation and scenario";
+        vec![
+            Validation::new(
+                Rule::AnySet {
+                    fields: inputs.clone(),
+                },
+                message,
+            ),
+            Validation::new(Rule::AtMostOneOf { fields: inputs }, message),
+        ]
     }
+}
+
+/// A conversation a simulated user holds with the Agent, as ADK's
+/// `conversation_scenario`: it opens with `startingPrompt` and follows
+/// `plan`, answering what the Agent says, until the plan is done.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScenarioSpec {
+    /// The first user message, sent as written.
+    #[schemars(length(min = 1))]
+    pub starting_prompt: String,
+    /// What the user wants, in the order they would ask for it.
+    #[schemars(length(min = 1))]
+    pub plan: String,
+    /// Who the user is and how they talk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persona: Option<String>,
+    /// User turns at most, the first included (default 5): a plan not done
+    /// by then fails the run.
+    #[serde(default = "five_turns")]
+    #[schemars(range(min = bounds::SCENARIO_TURNS.min, max = bounds::SCENARIO_TURNS.max))]
+    pub max_turns: u32,
+    /// The model that plays the user, asked of the judge endpoint; the
+    /// judge's own model when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Its sampling temperature; the endpoint's default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = bounds::TEMPERATURE.min, max = bounds::TEMPERATURE.max))]
+    pub temperature: Option<f64>,
+}
+
+fn five_turns() -> u32 {
+    5
 }
 
 /// Seconds one probe run may take unless its case says otherwise.
@@ -241,6 +394,101 @@ impl UnreadableEvents {
     }
 }
 
+/// What a run does with a limit on a measure a session does not carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Unmeasured {
+    /// The limit is not evaluated and counts against the run.
+    #[default]
+    Fail,
+    /// The limit is left out; the report counts how many were.
+    Skip,
+}
+
+impl Unmeasured {
+    fn is_default(&self) -> bool {
+        *self == Unmeasured::default()
+    }
+}
+
+/// Whether failed cases fail the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum GateMode {
+    #[default]
+    Blocking,
+    Signal,
+}
+
+impl GateMode {
+    fn is_default(&self) -> bool {
+        *self == GateMode::default()
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GatesSpec {
+    /// The share of blocking cases that may fail (default 0: any fails the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = bounds::UNIT.min, max = bounds::UNIT.max))]
+    pub max_fail_rate: Option<f64>,
+    /// The largest rise of a mean against the baseline, as a fraction
+    /// (`cost: 0.02` is 2%).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_increase: Option<MaxIncrease>,
+    /// The largest fall of the pass rate against the baseline, in points
+    /// of a fraction (`0.05` is five points).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = bounds::UNIT.min, max = bounds::UNIT.max))]
+    pub max_pass_rate_drop: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MaxIncrease {
+    /// Mean cost per session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub cost: Option<f64>,
+    /// Mean latency per session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub latency_seconds: Option<f64>,
+    /// Mean total tokens per session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub tokens: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = attach::<Self>)]
+pub struct BaselineSpec {
+    /// An EvalRun of this suite, in its namespace, to compare with instead
+    /// of the last Succeeded one.
+    #[schemars(length(max = bounds::OBJECT_NAME_MAX))]
+    pub run_name: String,
+}
+
+impl Ruled for BaselineSpec {
+    fn rules() -> Vec<Validation> {
+        vec![kubernetes_name("runName", NameKind::Object)]
+    }
+}
+
+/// A budget for the cases of some tags.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProfileSpec {
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// Cases carrying any of these tags.
+    #[schemars(length(min = 1))]
+    pub tags: Vec<String>,
+    pub budget: BudgetSpec,
+}
+
 /// How concurrent runs of one suite are treated, as for a CronJob.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum ConcurrencyPolicy {
@@ -273,6 +521,11 @@ pub struct SessionSelection {
     /// Also score sessions where another agent called this one as a tool.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub include_sub_agent_sessions: bool,
+    /// kagent 1.0: also score Sessions forked from another's checkpoint,
+    /// whose first turns are a copy of that Session's (left out by default,
+    /// so that those turns are not scored twice). kagent 0.10 has no forks.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_forked_sessions: bool,
     /// Read sessions from ADK's events or kagent's A2A task records: `auto`
     /// (the default) reads the tasks of a session without events, as an
     /// agent on kagent's LangGraph, CrewAI or OpenAI runtime has.
@@ -365,6 +618,21 @@ pub struct Case {
     /// of looking at recent traffic (needs `probes.enabled`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeSpec>,
+    /// Labels to select cases by and to hold them to a profile's budget.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// `false`: a failure of this case is reported, counted and raises
+    /// Events, and does not fail the run (a new case finding its feet).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub blocking: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl Ruled for Case {
@@ -401,7 +669,7 @@ impl Ruled for SessionMatch {
 }
 
 /// The OpenAI-compatible chat-completions endpoint judged evaluators ask.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct JudgeSpec {
     /// Base URL of the API, up to and including `/v1`, e.g. https://api.openai.com/v1.
@@ -420,6 +688,46 @@ pub struct JudgeSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = bounds::JUDGE_TIMEOUT_SECONDS_MIN))]
     pub timeout_seconds: Option<u32>,
+    /// Judge calls in flight at once (default 4). Results keep their order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = bounds::JUDGE_CONCURRENCY.min, max = bounds::JUDGE_CONCURRENCY.max))]
+    pub concurrency: Option<u32>,
+    /// Judge calls one run may make; the judged evaluations past it are
+    /// errors of the run, saying so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_calls: Option<u64>,
+    /// Judge tokens (prompt and completion) one run may spend; no call is
+    /// made once they are spent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_tokens: Option<u64>,
+    /// What the judge's tokens cost, by the model that answered, so the
+    /// report and the metrics show the judge's cost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prices: Vec<PriceSpec>,
+    /// How the judge agreed with people, as `kagent-evals judge calibrate`
+    /// measured it; reports show it, or that the judge is not calibrated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
+}
+
+/// A judge's recorded agreement with human labels.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Calibration {
+    /// Cohen's kappa between the judge's verdicts and the labels.
+    #[schemars(range(min = -1.0, max = 1.0))]
+    pub kappa: f64,
+    /// How many labelled verdicts it was measured on.
+    #[schemars(range(min = 1))]
+    pub labels: u32,
+    /// The labels file, for the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels_file: Option<String>,
+    /// When it was measured (YYYY-MM-DD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
 }
 
 /// An object in the suite's own namespace.
@@ -470,11 +778,38 @@ impl Ruled for SecretKeyRef {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(transform = attach::<Self>)]
 pub struct AgentRefSpec {
+    /// Which kagent line's Agent: `kagent.dev/v1alpha2` (kagent 0.10, the
+    /// default) or `api.kagent.dev/v1alpha3` (kagent 1.0, an Agent pairing
+    /// an AgentTemplate and a Harness).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<AgentApiVersion>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = bounds::NAMESPACE_MAX))]
     pub namespace: Option<String>,
     #[schemars(length(min = 1, max = bounds::OBJECT_NAME_MAX))]
     pub name: String,
+}
+
+/// The API version of a kagent Agent, one per kagent line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum AgentApiVersion {
+    /// kagent 0.10.
+    #[default]
+    #[serde(rename = "kagent.dev/v1alpha2")]
+    V1Alpha2,
+    /// kagent 1.0.
+    #[serde(rename = "api.kagent.dev/v1alpha3")]
+    V1Alpha3,
+}
+
+impl AgentApiVersion {
+    /// The API group and version, as the API server serves them.
+    pub fn group_version(self) -> (&'static str, &'static str) {
+        match self {
+            AgentApiVersion::V1Alpha2 => ("kagent.dev", "v1alpha2"),
+            AgentApiVersion::V1Alpha3 => ("api.kagent.dev", "v1alpha3"),
+        }
+    }
 }
 
 impl Ruled for AgentRefSpec {

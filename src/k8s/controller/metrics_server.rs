@@ -1,5 +1,5 @@
 //! /metrics (Prometheus text format), /healthz (the process serves) and
-//! /readyz (the controllers are running).
+//! /readyz (the controllers are running and have listed the runs).
 
 use axum::Router;
 use axum::extract::State;

@@ -24,17 +24,18 @@ use crate::k8s::crd::{EvalRun, EvalSuite};
 use crate::k8s::vocabulary::EventReason;
 use crate::resolve::{Party, Policy, RunnerSettings};
 use futures::{FutureExt, StreamExt};
-use kube::runtime::controller::{Action, Config as RunnerConfig};
+use kube::runtime::controller::Action;
 use kube::runtime::events::{Event, EventType, Recorder, Reporter};
-use kube::runtime::reflector::Store;
-use kube::runtime::{Controller, watcher};
-use kube::{Api, Client};
+use kube::runtime::reflector::{self, Store};
+use kube::runtime::{Controller, WatchStreamExt, watcher};
+use kube::{Api, Client, ResourceExt};
 use metrics::Metrics;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 /// The field manager of everything the controller writes.
@@ -51,8 +52,8 @@ pub struct ControllerConfig {
     pub lease_seconds: u64,
     /// Where to serve /metrics, /healthz and /readyz; none in tests.
     pub metrics_address: Option<SocketAddr>,
-    /// Runs executed at once.
-    pub run_concurrency: u16,
+    /// Runs executed at once; the others wait, Pending, for a slot.
+    pub max_concurrent_runs: usize,
     /// A run still reading after this long ends in Error.
     pub run_timeout: Duration,
     /// Times a run is started (the first time and after interruptions)
@@ -86,7 +87,7 @@ impl Default for ControllerConfig {
             lease_name: "kagent-evals-controller".into(),
             lease_seconds: 15,
             metrics_address: None,
-            run_concurrency: 4,
+            max_concurrent_runs: 4,
             run_timeout: Duration::from_secs(30 * 60),
             max_attempts: 3,
             defaults: RunnerSettings::new(Party::Operator),
@@ -144,8 +145,14 @@ pub struct Context {
     leader: tokio::sync::watch::Receiver<bool>,
     /// Cancels in-flight runs: on Replace, and when leadership is lost.
     running: Mutex<HashMap<String, CancellationToken>>,
+    /// One permit per run that may execute at once (`--max-concurrent-runs`).
+    slots: Arc<Semaphore>,
     /// Every EvalRun the runs controller watches, shared with the suites'.
     runs: Store<EvalRun>,
+    /// Per suite (`namespace/name`), the resourceVersion its last status
+    /// write replaced: a suite still at that version in the cache is a
+    /// view from before the write, and is not decided on again.
+    superseded: Mutex<HashMap<String, String>>,
 }
 
 type Reference = k8s_openapi::api::core::v1::ObjectReference;
@@ -258,14 +265,43 @@ fn error_policy<K>(_: Arc<K>, error: &Error, ctx: Arc<Context>, controller: &str
     Action::requeue(Duration::from_secs(15))
 }
 
-/// Run the operator until `shutdown` resolves.
+/// A controller of the objects `api` lists and watches, its store
+/// holding them without their managedFields: nothing here reads them,
+/// and with status written field by field they are much of what a
+/// fleet's runs take in memory.
+fn controller_of<K>(api: Api<K>, config: watcher::Config) -> Controller<K>
+where
+    K: kube::Resource<DynamicType = ()>
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    let writer = reflector::store::Writer::default();
+    let reader = writer.as_reader();
+    let objects = reflector::reflector(
+        writer,
+        watcher(api, config).modify(|object| object.managed_fields_mut().clear()),
+    )
+    .applied_objects();
+    Controller::for_stream(objects, reader)
+}
+
+/// Run the operator until `shutdown` resolves, with a client of its own
+/// made from `kube_config`, whose requests it counts.
 pub async fn run(
-    client: Client,
+    kube_config: kube::Config,
     config: ControllerConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), Error> {
     let mut registry = prometheus_client::registry::Registry::default();
     let metrics = Metrics::register(&mut registry);
+    let requests = metrics::KubeRequests::register(&mut registry);
+    let client = kube::client::ClientBuilder::try_from(kube_config)?
+        .with_layer(&requests)
+        .build();
     let lease = kube_lease_manager::LeaseManagerBuilder::new(client.clone(), &config.lease_name)
         .with_namespace(&config.lease_namespace)
         .with_identity(&config.identity)
@@ -285,8 +321,10 @@ pub async fn run(
             Api::<EvalRun>::all(client.clone()),
         ),
     };
-    let runs_controller = Controller::new(run_api.clone(), watcher::Config::default())
-        .with_config(RunnerConfig::default().concurrency(config.run_concurrency));
+    // Every run is reconciled at once, so a queued one can say it waits;
+    // the slots bound how many execute.
+    let runs_controller = controller_of(run_api.clone(), watcher::Config::default());
+    let slots = config.max_concurrent_runs.max(1);
     let ctx = Arc::new(Context {
         client: client.clone(),
         recorder: Recorder::new(
@@ -300,7 +338,9 @@ pub async fn run(
         metrics,
         leader: leader.clone(),
         running: Mutex::new(HashMap::new()),
+        slots: Arc::new(Semaphore::new(slots)),
         runs: runs_controller.store(),
+        superseded: Mutex::new(HashMap::new()),
     });
     let shutdown = shutdown.shared();
     let ready = Arc::new(AtomicBool::new(false));
@@ -332,7 +372,7 @@ pub async fn run(
         }
     });
 
-    let suites = Controller::new(suite_api, watcher::Config::default().any_semantic())
+    let suites = controller_of(suite_api, watcher::Config::default().any_semantic())
         .owns(run_api.clone(), watcher::Config::default())
         .reconcile_all_on(leadership_gained(leader.clone()))
         .graceful_shutdown_on(shutdown.clone())
@@ -351,7 +391,22 @@ pub async fn run(
             ctx.clone(),
         )
         .for_each(|_| futures::future::ready(()));
-    ready.store(true, Ordering::SeqCst);
+    // Ready once the runs are listed and watched (standbys too, so that a
+    // rollout and `helm install --wait` finish): from then a run created is
+    // seen.
+    let runs_store = ctx.runs.clone();
+    tokio::spawn(async move {
+        // Asked again each second: the store's readiness wakes only its
+        // latest waiter, and the runs controller waits on it too.
+        loop {
+            match tokio::time::timeout(Duration::from_secs(1), runs_store.wait_until_ready()).await
+            {
+                Ok(Ok(())) => return ready.store(true, Ordering::SeqCst),
+                Ok(Err(_)) => return,
+                Err(_) => continue,
+            }
+        }
+    });
     futures::join!(suites, runs);
     ctx.cancel_all();
     leadership.abort();

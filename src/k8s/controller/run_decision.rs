@@ -4,9 +4,13 @@
 //! metrics of a run that ends, and what a regression is blamed on.
 
 use super::{PlannedEvent, Regarding};
+use crate::core::suite::gate::{Baseline, BaselineCase, Means};
 use crate::core::suite::report::{Outcome, Report};
 use crate::k8s::conditions::{self, Want};
-use crate::k8s::crd::{AgentSnapshot, CaseCounts, CaseResult, EvalRunStatus, Executor, Phase};
+use crate::k8s::crd::{
+    AgentSnapshot, CaseCounts, CaseResult, EvalRun, EvalRunStatus, Executor, Phase, RevisionResult,
+};
+use crate::k8s::kagent_agent;
 use crate::k8s::vocabulary::{ConditionType, EventReason, Failure, Reason, RunResult};
 use crate::pipeline::{OpenError, RunError};
 use crate::resolve::{Refusal, RefusalReason};
@@ -77,18 +81,93 @@ pub fn claimed(
         }),
         ..status.clone()
     };
-    claimed.conditions = conditions::merge(
-        &status.conditions,
-        &[Want {
-            type_: ConditionType::Complete,
-            status: false,
-            reason: Reason::Running,
-            message: String::new(),
-        }],
-        generation,
-        now,
-    );
+    let mut wants = vec![Want {
+        type_: ConditionType::Complete,
+        status: false,
+        reason: Reason::Running,
+        message: String::new(),
+    }];
+    wants.extend(lifecycle(Lifecycle::InProgress(Reason::Running), ""));
+    claimed.conditions = conditions::merge(&status.conditions, &wants, generation, now);
+    claimed.observed_generation = generation;
     claimed
+}
+
+/// The status of a run that waits for one of the operator's `slots` run
+/// slots: Pending, and Reconciling with the reason, so that kstatus and
+/// `kubectl get` see it waiting rather than never looked at. None when the
+/// status already says so, or the run has started (a run resumed after an
+/// interruption keeps its Running status while it waits).
+pub fn waiting_for_slot(
+    status: &EvalRunStatus,
+    slots: usize,
+    generation: Option<i64>,
+    now: Timestamp,
+) -> Option<EvalRunStatus> {
+    let started = matches!(status.phase, Some(phase) if phase != Phase::Pending);
+    let said = status.conditions.iter().any(|c| {
+        c.type_ == ConditionType::Reconciling.as_str()
+            && c.reason == Reason::WaitingForSlot.as_str()
+            && c.status == "True"
+    });
+    if started || said {
+        return None;
+    }
+    let message =
+        format!("waits for one of the operator's {slots} run slots (--max-concurrent-runs)");
+    Some(EvalRunStatus {
+        phase: Some(Phase::Pending),
+        message: Some(message.clone()),
+        observed_generation: generation,
+        conditions: conditions::merge(
+            &status.conditions,
+            &lifecycle(Lifecycle::InProgress(Reason::WaitingForSlot), &message),
+            generation,
+            now,
+        ),
+        ..status.clone()
+    })
+}
+
+/// Where a run is in its life, as kstatus reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lifecycle {
+    /// Pending or running.
+    InProgress(Reason),
+    /// It finished with a verdict, passed or failed.
+    Verdict(Reason),
+    /// It could not be done.
+    Stopped(Failure),
+}
+
+/// The kstatus conditions of a run: `Reconciling` while it is pending or
+/// running, `Stalled` when it could not be done (with the reason), `Ready`
+/// once it has a verdict: a failed eval is a verdict, not a broken
+/// resource.
+pub fn lifecycle(state: Lifecycle, message: &str) -> [Want; 3] {
+    let want = |type_, status, reason| Want {
+        type_,
+        status,
+        reason,
+        message: message.to_string(),
+    };
+    match state {
+        Lifecycle::InProgress(reason) => [
+            want(ConditionType::Ready, false, reason),
+            want(ConditionType::Reconciling, true, reason),
+            want(ConditionType::Stalled, false, reason),
+        ],
+        Lifecycle::Verdict(reason) => [
+            want(ConditionType::Ready, true, reason),
+            want(ConditionType::Reconciling, false, Reason::Finished),
+            want(ConditionType::Stalled, false, Reason::Finished),
+        ],
+        Lifecycle::Stopped(failure) => [
+            want(ConditionType::Ready, false, Reason::Failure(failure)),
+            want(ConditionType::Reconciling, false, Reason::Failure(failure)),
+            want(ConditionType::Stalled, true, Reason::Failure(failure)),
+        ],
+    }
 }
 
 /// What a run learnt on the way, recorded in its last status however it ends.
@@ -194,16 +273,32 @@ pub fn finish(
         Ending::Scored { report, .. } => {
             let outcomes = outcomes(&report);
             let summary = format!("{}/{}", outcomes.cases.passed, outcomes.cases.total);
+            let gate = &report.gate;
             let (result, reason) = match outcomes.failure {
-                None if report.passed => (RunResult::Passed, Reason::Passed),
-                _ if outcomes.cases.failed > 0 => (RunResult::Failed, Reason::Failed),
+                None if report.passed && gate.non_blocking_failures.is_empty() => {
+                    (RunResult::Passed, Reason::Passed)
+                }
+                None if report.passed => (RunResult::Passed, Reason::PassedWithNonBlockingFailures),
+                _ if gate.blocked() => (RunResult::Failed, Reason::Failed),
                 Some(failure) => (RunResult::Error, Reason::Failure(failure)),
                 None => (RunResult::Failed, Reason::Failed),
             };
             let message = match (&outcomes.worst, result) {
+                _ if result == RunResult::Failed && !gate.breaches.is_empty() => {
+                    format!("{summary} cases passed; {}", gate.breaches.join("; "))
+                }
+                _ if result == RunResult::Error && !gate.errors.is_empty() => {
+                    format!("{summary} cases passed; {}", gate.errors.join("; "))
+                }
                 (Some(worst), RunResult::Failed | RunResult::Error) => {
                     format!("{summary} cases passed; {worst}")
                 }
+                _ if !gate.non_blocking_failures.is_empty() => format!(
+                    "{summary} cases passed over {} session(s); {} case(s) failed without blocking the run: {}",
+                    outcomes.sessions,
+                    gate.non_blocking_failures.len(),
+                    gate.non_blocking_failures.join(", ")
+                ),
                 _ => format!(
                     "{summary} cases passed over {} session(s)",
                     outcomes.sessions
@@ -223,35 +318,39 @@ pub fn finish(
             status.pass_rate = outcomes.pass_rate;
             status.results = outcomes.results;
             status.results_truncated = outcomes.truncated;
+            status.revisions = outcomes.revisions;
             status.cases = Some(outcomes.cases);
             status.judge = report.judge.clone();
+            status.probe_protocol = report.probed_with.clone();
+            status.selection = report.selection.as_ref().map(|s| s.counted());
+            status.efficiency = Some(report.efficiency.clone());
+            status.baseline = report.baseline.clone();
+            status.gate = Some(report.gate.clone());
             (result, reason, message)
         }
     };
     status.message = (result != RunResult::Passed).then(|| message.clone());
-    let complete_reason = match reason {
-        Reason::Failure(_) => reason,
-        _ => Reason::Finished,
+    let (complete_reason, state) = match reason {
+        Reason::Failure(failure) => (reason, Lifecycle::Stopped(failure)),
+        _ => (Reason::Finished, Lifecycle::Verdict(reason)),
     };
-    status.conditions = conditions::merge(
-        &status.conditions,
-        &[
-            Want {
-                type_: ConditionType::Complete,
-                status: true,
-                reason: complete_reason,
-                message: message.clone(),
-            },
-            Want {
-                type_: ConditionType::Passed,
-                status: result == RunResult::Passed,
-                reason,
-                message: message.clone(),
-            },
-        ],
-        generation,
-        now,
-    );
+    let mut wants = vec![
+        Want {
+            type_: ConditionType::Complete,
+            status: true,
+            reason: complete_reason,
+            message: message.clone(),
+        },
+        Want {
+            type_: ConditionType::Passed,
+            status: result == RunResult::Passed,
+            reason,
+            message: message.clone(),
+        },
+    ];
+    wants.extend(lifecycle(state, &message));
+    status.conditions = conditions::merge(&status.conditions, &wants, generation, now);
+    status.observed_generation = generation;
     let event_reason = match reason {
         Reason::Failure(failure) => EventReason::Failure(failure),
         Reason::Passed => EventReason::EvalRunPassed,
@@ -261,15 +360,35 @@ pub fn finish(
         .start_time
         .as_ref()
         .map(|start| now.duration_since(start.0).as_secs_f64().max(0.0));
+    let mut events = vec![PlannedEvent {
+        warning: result != RunResult::Passed,
+        reason: event_reason,
+        note: message,
+        regarding: Regarding::RunAndSuite,
+    }];
+    if let Some(gate) = status
+        .gate
+        .as_ref()
+        .filter(|g| !g.non_blocking_failures.is_empty())
+    {
+        events.push(PlannedEvent {
+            warning: true,
+            reason: EventReason::NonBlockingCasesFailed,
+            note: truncate(
+                &format!(
+                    "{} case(s) failed without blocking the run: {}",
+                    gate.non_blocking_failures.len(),
+                    gate.non_blocking_failures.join(", ")
+                ),
+                900,
+            ),
+            regarding: Regarding::RunAndSuite,
+        });
+    }
     FinishedRun {
         result,
         seconds,
-        events: vec![PlannedEvent {
-            warning: result != RunResult::Passed,
-            reason: event_reason,
-            note: message,
-            regarding: Regarding::RunAndSuite,
-        }],
+        events,
         status,
     }
 }
@@ -307,6 +426,7 @@ pub struct Outcomes {
     pub sessions: u32,
     pub results: Vec<CaseResult>,
     pub truncated: bool,
+    pub revisions: Vec<RevisionResult>,
     /// The first failing case, briefly, for Events.
     pub worst: Option<String>,
 }
@@ -352,6 +472,8 @@ pub fn outcomes(report: &Report) -> Outcomes {
                     failed_sessions,
                     message: message.map(|m| truncate(&m, MAX_MESSAGE)),
                     probe: case.probe,
+                    efficiency: Some(compact(Means::of(&case.efficiency))),
+                    blocking: (!case.blocking).then_some(false),
                 },
             )
         })
@@ -367,11 +489,16 @@ pub fn outcomes(report: &Report) -> Outcomes {
         });
     let truncated = results.len() > MAX_RESULTS;
     results.truncate(MAX_RESULTS);
-    let failure = (s.errors > 0).then_some(if s.unreadable_sessions > 0 {
-        Failure::UnreadableSessions
-    } else {
-        Failure::EvaluatorError
-    });
+    let failure = match (
+        s.errors,
+        s.unreadable_sessions,
+        report.gate.errors.is_empty(),
+    ) {
+        (0, _, true) => None,
+        (0, _, false) => Some(Failure::GateNotEvaluated),
+        (_, 0, _) => Some(Failure::EvaluatorError),
+        _ => Some(Failure::UnreadableSessions),
+    };
     Outcomes {
         failure,
         cases: CaseCounts {
@@ -386,9 +513,58 @@ pub fn outcomes(report: &Report) -> Outcomes {
         sessions: s.sessions as u32,
         results: results.into_iter().map(|(_, r)| r).collect(),
         truncated,
+        revisions: revisions(report),
         worst: worst.map(|w| truncate(&w, 900)),
     }
 }
+
+/// A case's means for a run's status: the percentiles left out, so a
+/// status with many cases stays small.
+fn compact(mut means: Means) -> Means {
+    for stat in [
+        &mut means.cost,
+        &mut means.latency_seconds,
+        &mut means.total_tokens,
+    ] {
+        stat.p50 = None;
+        stat.p95 = None;
+    }
+    means
+}
+
+/// The sessions of every case by the kagent 1.0 revision they ran on, in
+/// the order revisions are first met; none for a 0.10 run, whose sessions
+/// have no revision. Bounded, as the rest of the status is.
+fn revisions(report: &Report) -> Vec<RevisionResult> {
+    const MAX_REVISIONS: usize = 32;
+    let sessions = || report.cases.iter().flat_map(|c| &c.sessions);
+    if sessions().all(|s| s.revision.is_none()) {
+        return Vec::new();
+    }
+    let mut grouped: Vec<RevisionResult> = Vec::new();
+    for session in sessions() {
+        let revision = session.revision.as_deref().unwrap_or(UNKNOWN_REVISION);
+        let at = match grouped.iter().position(|r| r.revision == revision) {
+            Some(at) => at,
+            None => {
+                grouped.push(RevisionResult {
+                    revision: revision.to_string(),
+                    sessions: 0,
+                    failed_sessions: 0,
+                });
+                grouped.len() - 1
+            }
+        };
+        grouped[at].sessions += 1;
+        grouped[at].failed_sessions += u32::from(!session.passed);
+    }
+    grouped.truncate(MAX_REVISIONS);
+    grouped
+}
+
+/// A 1.0 session whose revision is no longer recorded (deleting a runtime
+/// clears it).
+const UNKNOWN_REVISION: &str = "unknown";
 
 /// What is known about one finished run, to compare two of them.
 #[derive(Clone, Copy, Debug)]
@@ -426,28 +602,6 @@ pub fn regression(previous: RunFacts<'_>, current: RunFacts<'_>) -> Option<Plann
     };
     let failing = names(&[Outcome::Failed, Outcome::Error]);
     let empty = names(&[Outcome::NoSessions]);
-    let mut changes = Vec::new();
-    if previous.suite_generation != current.suite_generation {
-        changes.push(format!(
-            "the suite (generation {} -> {})",
-            generation(previous.suite_generation),
-            generation(current.suite_generation)
-        ));
-    }
-    if previous.status.agent != current.status.agent {
-        changes.push(format!(
-            "the Agent ({} -> {})",
-            agent(&previous.status.agent),
-            agent(&current.status.agent)
-        ));
-    }
-    if previous.status.source != current.status.source {
-        changes.push(format!(
-            "the source ({} -> {})",
-            previous.status.source.as_deref().unwrap_or("unknown"),
-            current.status.source.as_deref().unwrap_or("unknown")
-        ));
-    }
     let mut parts = Vec::new();
     if !failing.is_empty() {
         parts.push(format!(
@@ -463,24 +617,144 @@ pub fn regression(previous: RunFacts<'_>, current: RunFacts<'_>) -> Option<Plann
             previous.name
         ));
     }
-    let cause = if changes.is_empty() {
-        format!(
-            "nothing known changed since (the suite, the Agent ({}) and the source are as they were){}",
-            agent(&current.status.agent),
-            if failing.is_empty() {
-                ""
-            } else {
-                ": the model or its tools behave differently"
-            }
-        )
-    } else {
-        format!("changed since: {}", changes.join(", "))
-    };
+    if let Some(said) = attribution(previous.status, current.status) {
+        parts.push(said);
+    }
+    let cause = cause(previous, current, !failing.is_empty());
     Some(PlannedEvent {
         warning: true,
         reason: EventReason::RegressionDetected,
         note: format!("{}; {cause}", parts.join("; ")),
         regarding: Regarding::RunAndSuite,
+    })
+}
+
+/// What changed between two runs: the suite, the Agent, the source; or
+/// that nothing known did (`behaved`: then the model or its tools behave
+/// differently).
+fn cause(previous: RunFacts<'_>, current: RunFacts<'_>, behaved: bool) -> String {
+    let mut changes = Vec::new();
+    if previous.suite_generation != current.suite_generation {
+        changes.push(format!(
+            "the suite (generation {} -> {})",
+            generation(previous.suite_generation),
+            generation(current.suite_generation)
+        ));
+    }
+    if previous.status.agent != current.status.agent {
+        changes.push(format!(
+            "the Agent ({})",
+            agent_change(&previous.status.agent, &current.status.agent)
+        ));
+    }
+    if previous.status.source != current.status.source {
+        changes.push(format!(
+            "the source ({} -> {})",
+            previous.status.source.as_deref().unwrap_or("unknown"),
+            current.status.source.as_deref().unwrap_or("unknown")
+        ));
+    }
+    if changes.is_empty() {
+        format!(
+            "nothing known changed since (the suite, the Agent ({}) and the source are as they were){}",
+            agent(&current.status.agent),
+            if behaved {
+                ": the model or its tools behave differently"
+            } else {
+                ""
+            }
+        )
+    } else {
+        format!("changed since: {}", changes.join(", "))
+    }
+}
+
+/// The gates the run breached against its baseline run, with their
+/// numbers, and what changed since that run, as for a regression.
+pub fn efficiency_regressed(baseline: RunFacts<'_>, current: RunFacts<'_>) -> Option<PlannedEvent> {
+    let breaches = &current.status.gate.as_ref()?.breaches;
+    if breaches.is_empty() {
+        return None;
+    }
+    Some(PlannedEvent {
+        warning: true,
+        reason: EventReason::EfficiencyRegressed,
+        note: truncate(
+            &format!(
+                "{} against {}; {}",
+                breaches.join("; "),
+                baseline.name,
+                cause(baseline, current, true)
+            ),
+            900,
+        ),
+        regarding: Regarding::RunAndSuite,
+    })
+}
+
+/// The run a new run is compared with: the suite's pinned EvalRun, else
+/// its latest Succeeded one (by completion); `Err` when the pinned one is
+/// not there or is another suite's.
+pub fn baseline_run<'r>(
+    runs: &'r [std::sync::Arc<EvalRun>],
+    namespace: &str,
+    suite: &str,
+    this: &str,
+    pinned: Option<&str>,
+) -> Result<Option<&'r EvalRun>, String> {
+    let ours = |r: &&std::sync::Arc<EvalRun>| {
+        r.metadata.namespace.as_deref() == Some(namespace)
+            && r.metadata.name.as_deref() != Some(this)
+    };
+    if let Some(name) = pinned {
+        let run = runs
+            .iter()
+            .filter(ours)
+            .find(|r| r.metadata.name.as_deref() == Some(name))
+            .ok_or_else(|| format!("the pinned baseline EvalRun {name} is not in {namespace}"))?;
+        if run.spec.suite_ref.name != suite {
+            return Err(format!(
+                "the pinned baseline EvalRun {name} is a run of suite {}, not {suite}",
+                run.spec.suite_ref.name
+            ));
+        }
+        return Ok(Some(run));
+    }
+    Ok(runs
+        .iter()
+        .filter(ours)
+        .filter(|r| r.spec.suite_ref.name == suite)
+        .filter(|r| r.status.as_ref().and_then(|s| s.phase) == Some(Phase::Succeeded))
+        .max_by_key(|r| {
+            (
+                r.status
+                    .as_ref()
+                    .and_then(|s| s.completion_time.clone())
+                    .map(|t| t.0),
+                r.metadata.name.clone(),
+            )
+        })
+        .map(|r| &**r))
+}
+
+/// What a later run compares with, from a finished run's status; `None`
+/// for a run that recorded no efficiency (one from before it was kept).
+pub fn baseline_of(run: &EvalRun) -> Option<Baseline> {
+    let status = run.status.as_ref()?;
+    let efficiency = status.efficiency.as_ref()?;
+    Some(Baseline {
+        from: format!("EvalRun {}", run.metadata.name.as_deref().unwrap_or("?")),
+        suite: run.spec.suite_ref.name.clone(),
+        means: Means::of(efficiency),
+        cases: status
+            .results
+            .iter()
+            .map(|r| BaselineCase {
+                name: r.name.clone(),
+                passed: (r.outcome != Outcome::Error).then_some(r.outcome == Outcome::Passed),
+                means: r.efficiency.clone().unwrap_or_default(),
+            })
+            .collect(),
     })
 }
 
@@ -491,12 +765,86 @@ fn generation(g: Option<i64>) -> String {
 fn agent(snapshot: &Option<AgentSnapshot>) -> String {
     match snapshot {
         Some(a) => format!(
-            "generation {}, fingerprint {}",
+            "{}generation {}, fingerprint {}",
+            a.latest_successful_revision
+                .as_ref()
+                .map_or(String::new(), |r| format!("revision {r}, ")),
             generation(a.generation),
             a.fingerprint.as_deref().unwrap_or("?")
         ),
         None => "not read".into(),
     }
+}
+
+/// How the Agent changed between two runs: for two readings of a kagent
+/// 1.0 Agent, what differs in its revision, template and harness.
+fn agent_change(before: &Option<AgentSnapshot>, after: &Option<AgentSnapshot>) -> String {
+    if let (Some(b), Some(a)) = (before, after)
+        && b.template.is_some()
+        && a.template.is_some()
+    {
+        let said = kagent_agent::changes(b, a);
+        if !said.is_empty() {
+            return said.join("; ");
+        }
+    }
+    format!("{} -> {}", agent(before), agent(after))
+}
+
+/// The kagent 1.0 revision the failures came with: the revisions of this
+/// run with failing sessions, those the previous run never met named as
+/// the ones that brought them, and the revisions whose sessions all passed.
+fn attribution(previous: &EvalRunStatus, current: &EvalRunStatus) -> Option<String> {
+    let failing: Vec<&RevisionResult> = current
+        .revisions
+        .iter()
+        .filter(|r| r.failed_sessions > 0)
+        .collect();
+    if failing.is_empty() {
+        return None;
+    }
+    let described = |revisions: &[&RevisionResult]| -> String {
+        revisions
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} ({} of {} sessions failed)",
+                    r.revision, r.failed_sessions, r.sessions
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let met_before =
+        |r: &RevisionResult| previous.revisions.iter().any(|p| p.revision == r.revision);
+    let new: Vec<&RevisionResult> = failing
+        .iter()
+        .copied()
+        .filter(|r| r.revision != UNKNOWN_REVISION && !met_before(r))
+        .collect();
+    let mut said = match new.is_empty() {
+        false => format!(
+            "the failures came with revision {}, new since the previous run",
+            described(&new)
+        ),
+        true => format!(
+            "the failing sessions ran on revision {}, which the previous run read too",
+            described(&failing)
+        ),
+    };
+    let clean: Vec<&str> = current
+        .revisions
+        .iter()
+        .filter(|r| r.failed_sessions == 0)
+        .map(|r| r.revision.as_str())
+        .collect();
+    if !clean.is_empty() {
+        said.push_str(&format!(
+            "; every session on revision {} passed",
+            clean.join(", ")
+        ));
+    }
+    Some(said)
 }
 
 #[cfg(test)]

@@ -17,13 +17,15 @@ use super::metrics::SuiteLabels;
 use super::run_decision::{self, Ending, Learnt, RunFacts, Start, Stopped, failure_of};
 use super::suite_decision::{SUITE_LABEL, TRIGGER_LABEL, is_done};
 use super::{Context, Error, MANAGER, PlannedEvent, Regarding};
-use crate::core::pyjson::{Layout, dumps_sorted};
 use crate::core::session::AgentRef;
 use crate::core::suite::compile::{CompiledSuite, compile};
+use crate::core::suite::gate::{apply_baseline, without_baseline};
 use crate::core::suite::report::Report;
 use crate::core::suite::rules::NameKind;
 use crate::core::suite::spec::SuiteSpec;
+use crate::core::suite::spec::{AgentApiVersion, Unmeasured};
 use crate::k8s::crd::{API_VERSION, AgentSnapshot, EvalRun, EvalRunStatus, EvalSuite, TriggerType};
+use crate::k8s::kagent_agent::{self, Half, Placement, Resolved};
 use crate::k8s::vocabulary::{EventReason, Failure};
 use crate::pipeline::{open, run_suite};
 use crate::resolve::{
@@ -37,7 +39,6 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace, ObjectReference, Secret a
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
 use kube::runtime::controller::Action;
 use kube::{Api, Resource, ResourceExt};
-use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -57,7 +58,7 @@ pub async fn reconcile(run: Arc<EvalRun>, ctx: Arc<Context>) -> Result<Action, E
         running.insert(key.clone(), token.clone());
     }
     let result = tokio::select! {
-        result = reconcile_fresh(&run, &ctx) => result,
+        result = reconcile_in_slot(&run, &ctx) => result,
         // Replaced, or leadership lost: leave the run as it is.
         _ = token.cancelled() => Ok(Action::await_change()),
     };
@@ -66,6 +67,46 @@ pub async fn reconcile(run: Arc<EvalRun>, ctx: Arc<Context>) -> Result<Action, E
         .unwrap_or_else(|e| e.into_inner())
         .remove(&key);
     result
+}
+
+/// Take one of the run slots, first saying in the run's status that it
+/// waits when none is free, and reconcile the run holding it.
+async fn reconcile_in_slot(cached: &EvalRun, ctx: &Context) -> Result<Action, Error> {
+    let slot = match ctx.slots.clone().try_acquire_owned() {
+        Ok(slot) => slot,
+        Err(_) => {
+            let status = cached.status.clone().unwrap_or_default();
+            if let Some(waiting) = run_decision::waiting_for_slot(
+                &status,
+                ctx.config.max_concurrent_runs,
+                cached.metadata.generation,
+                Timestamp::now(),
+            ) {
+                let api =
+                    Api::namespaced(ctx.client.clone(), &cached.namespace().unwrap_or_default());
+                // Written only if nobody wrote since: an older view of the
+                // run must not hide a newer status.
+                match write_status(
+                    &api,
+                    &cached.name_any(),
+                    &waiting,
+                    cached.resource_version(),
+                )
+                .await
+                {
+                    Err(Error::Kube(kube::Error::Api(e))) if e.code == 409 => {}
+                    other => other?,
+                }
+            }
+            let Ok(slot) = ctx.slots.clone().acquire_owned().await else {
+                return Ok(Action::await_change());
+            };
+            slot
+        }
+    };
+    let action = reconcile_fresh(cached, ctx).await;
+    drop(slot);
+    action
 }
 
 async fn reconcile_fresh(cached: &EvalRun, ctx: &Context) -> Result<Action, Error> {
@@ -241,27 +282,7 @@ impl<'a> Execution<'a> {
         status: &EvalRunStatus,
         precondition: Option<String>,
     ) -> Result<(), Error> {
-        let mut patch = serde_json::json!({
-            "apiVersion": API_VERSION,
-            "kind": "EvalRun",
-            "status": status,
-        });
-        if let Some(version) = precondition {
-            patch["metadata"] = serde_json::json!({"resourceVersion": version});
-        }
-        match self
-            .api
-            .patch_status(
-                &self.name,
-                &PatchParams::apply(MANAGER).force(),
-                &Patch::Apply(&patch),
-            )
-            .await
-        {
-            // Deleted meanwhile (Replace, or pruned): nothing to report to.
-            Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
-            other => other.map(|_| ()).map_err(Error::from),
-        }
+        write_status(&self.api, &self.name, status, precondition).await
     }
 
     /// Say every so often that the run is still being executed here; ends
@@ -324,10 +345,7 @@ impl<'a> Execution<'a> {
         for warning in compiled.warnings() {
             tracing::warn!(namespace = %self.namespace, run = %self.name, "{warning}");
         }
-        let gathered = self
-            .gather(spec, &compiled)
-            .await
-            .map_err(|e| (Failure::SourceUnavailable, e.to_string()))?;
+        let gathered = self.gather(spec, &compiled).await?;
         learnt.agent = gathered.agent;
         let config = &self.ctx.config;
         let resolution = resolve(&Request {
@@ -343,11 +361,14 @@ impl<'a> Execution<'a> {
         .map_err(|r| (failure_of(Stopped::Refused(&r)), r.message))?;
         let opened =
             open(&resolution).map_err(|e| (failure_of(Stopped::NotOpened(&e)), e.to_string()))?;
-        learnt.source = Some(format!(
-            "{} {}",
-            resolution.source.party,
-            opened.source.describe()
-        ));
+        let said_source = || {
+            Some(format!(
+                "{} {}",
+                resolution.source.party,
+                opened.source.describe()
+            ))
+        };
+        learnt.source = said_source();
         let full_report = spec.report.as_ref().is_some_and(|r| r.config_map);
         let report = tokio::time::timeout(
             config.run_timeout,
@@ -368,6 +389,10 @@ impl<'a> Execution<'a> {
             )
         })?
         .map_err(|e| (failure_of(Stopped::Run(&e)), e.to_string()))?;
+        let mut report = report;
+        self.compare(&mut report, &compiled);
+        // The line of a kagent database is known only once it was read.
+        learnt.source = said_source();
         // The report carries ids, keys, scores and diagnostics, never
         // conversation text: it is safe at the default log level.
         tracing::info!(
@@ -393,21 +418,67 @@ impl<'a> Execution<'a> {
         Ok(report)
     }
 
+    /// Hold the report to the suite's gates against its baseline run (the
+    /// pinned one, else the latest Succeeded one). A suite's first run has
+    /// none to compare with: its relative gates are skipped, and said to be.
+    fn compare(&self, report: &mut Report, compiled: &CompiledSuite) {
+        let runs = self.ctx.runs.state();
+        let chosen = run_decision::baseline_run(
+            &runs,
+            &self.namespace,
+            &self.run.spec.suite_ref.name,
+            &self.name,
+            compiled.baseline_run.as_deref(),
+        );
+        let gate = &compiled.run_gate;
+        let baseline = match chosen {
+            Err(why) => {
+                without_baseline(report, gate, &why, compiled.unmeasured);
+                return;
+            }
+            Ok(found) => {
+                found.and_then(|run| Some((run.name_any(), run_decision::baseline_of(run)?)))
+            }
+        };
+        let Some((name, baseline)) = baseline else {
+            if gate.needs_baseline() {
+                without_baseline(
+                    report,
+                    gate,
+                    "no earlier Succeeded run of the suite that recorded cost, latency and tokens",
+                    Unmeasured::Skip,
+                );
+            }
+            return;
+        };
+        if let Err(why) = apply_baseline(report, &baseline, gate, compiled.unmeasured) {
+            without_baseline(report, gate, &format!("{name}: {why}"), compiled.unmeasured);
+        }
+    }
+
     /// What the resolver needs from the cluster: the Agent, the namespace's
     /// labels when the Agent is elsewhere, the Secrets and ModelConfig the
     /// suite names. Also the Agent as evaluated, for the run's status.
-    async fn gather(&self, spec: &SuiteSpec, compiled: &CompiledSuite) -> Result<Gathered, Error> {
+    async fn gather(
+        &self,
+        spec: &SuiteSpec,
+        compiled: &CompiledSuite,
+    ) -> Result<Gathered, (Failure, String)> {
         let mut facts = ClusterFacts {
             namespace: self.namespace.clone(),
             ..ClusterFacts::default()
         };
-        let mut generation = None;
-        if let Some(agent) = &compiled.agent {
-            if let Some(found) = read_agent(self.ctx, agent).await? {
-                generation = found.metadata.generation;
-                facts.agent_spec = found.data.get("spec").cloned();
-            }
-            if agent.namespace != self.namespace {
+        let mut agent = None;
+        let api = spec
+            .agent_ref
+            .as_ref()
+            .and_then(|a| a.api_version)
+            .unwrap_or_default();
+        if let Some(evaluated) = &compiled.agent {
+            let (spec, snapshot) = read_evaluated_agent(self.ctx, evaluated, api).await?;
+            facts.agent_spec = spec;
+            agent = Some(snapshot);
+            if evaluated.namespace != self.namespace {
                 let namespaces: Api<Namespace> = Api::all(self.ctx.client.clone());
                 facts.namespace_labels = Some(match namespaces.get(&self.namespace).await {
                     Ok(ns) => Ok(ns.metadata.labels.unwrap_or_default().into_iter().collect()),
@@ -418,7 +489,7 @@ impl<'a> Execution<'a> {
         let needs_judge = compiled.uses_judge();
         let mut names = referenced_secrets(spec, needs_judge);
         if let Some(name) = referenced_model_config(spec, needs_judge) {
-            let config = read_model_config(self.ctx, &self.namespace, name).await;
+            let config = read_model_config(self.ctx, api, &self.namespace, name).await;
             let own_key = spec
                 .judge
                 .as_ref()
@@ -437,11 +508,6 @@ impl<'a> Execution<'a> {
             };
             facts.secrets.insert(name, data);
         }
-        let agent = compiled.agent.as_ref().map(|agent| AgentSnapshot {
-            name: agent.to_string(),
-            generation,
-            fingerprint: facts.agent_spec.as_ref().map(fingerprint),
-        });
         Ok(Gathered { facts, agent })
     }
 
@@ -511,7 +577,37 @@ impl<'a> Execution<'a> {
         if let Some(event) = self.regression(&finished.status) {
             self.publish(&event).await;
         }
+        if let Some(event) = self.efficiency_regressed(&finished.status) {
+            self.publish(&event).await;
+        }
         Ok(())
+    }
+
+    /// The gates breached against the baseline run, attributed.
+    fn efficiency_regressed(&self, status: &EvalRunStatus) -> Option<PlannedEvent> {
+        let name = status
+            .baseline
+            .as_ref()?
+            .baseline
+            .strip_prefix("EvalRun ")?
+            .to_string();
+        let baseline =
+            self.ctx.runs.state().into_iter().find(|r| {
+                r.namespace().as_deref() == Some(&self.namespace) && r.name_any() == name
+            })?;
+        let baseline_status = baseline.status.clone().unwrap_or_default();
+        run_decision::efficiency_regressed(
+            RunFacts {
+                name: &name,
+                status: &baseline_status,
+                suite_generation: baseline.spec.suite_generation,
+            },
+            RunFacts {
+                name: &self.name,
+                status,
+                suite_generation: self.run.spec.suite_generation,
+            },
+        )
     }
 
     /// A regression against the suite's previous finished run, if any.
@@ -540,7 +636,35 @@ struct Gathered {
     agent: Option<AgentSnapshot>,
 }
 
-/// The suite's latest finished run other than `run`, from the shared cache.
+/// Apply a run's status, if `precondition` (a resourceVersion) is still the
+/// run's; a run deleted meanwhile (Replace, or pruned) is nothing to report to.
+async fn write_status(
+    api: &Api<EvalRun>,
+    name: &str,
+    status: &EvalRunStatus,
+    precondition: Option<String>,
+) -> Result<(), Error> {
+    let mut patch = serde_json::json!({
+        "apiVersion": API_VERSION,
+        "kind": "EvalRun",
+        "status": status,
+    });
+    if let Some(version) = precondition {
+        patch["metadata"] = serde_json::json!({"resourceVersion": version});
+    }
+    match api
+        .patch_status(
+            name,
+            &PatchParams::apply(MANAGER).force(),
+            &Patch::Apply(&patch),
+        )
+        .await
+    {
+        Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
+        other => other.map(|_| ()).map_err(Error::from),
+    }
+}
+
 fn previous_run(ctx: &Context, run: &EvalRun) -> Option<Arc<EvalRun>> {
     let completed = |r: &EvalRun| r.status.as_ref().and_then(|s| s.completion_time.clone());
     ctx.runs
@@ -581,40 +705,110 @@ fn kube_problem(error: &Error) -> String {
     }
 }
 
-/// The evaluated Agent, read only; `None` when it (or its CRD) is absent or
-/// may not be read.
-async fn read_agent(ctx: &Context, agent: &AgentRef) -> Result<Option<DynamicObject>, Error> {
-    let resource = ApiResource::from_gvk(&GroupVersionKind::gvk("kagent.dev", "v1alpha2", "Agent"));
-    let api: Api<DynamicObject> =
-        Api::namespaced_with(ctx.client.clone(), &agent.namespace, &resource);
-    match api.get_opt(&agent.name).await {
-        Ok(found) => Ok(found),
-        Err(kube::Error::Api(e)) if e.code == 404 || e.code == 403 => Ok(None),
-        Err(e) => Err(e.into()),
-    }
+/// The evaluated Agent, read only: its spec (`None` when it, or its CRD, is
+/// absent or may not be read), and what the run's status records of it. A
+/// kagent 1.0 Agent's template and harness are resolved too; one that
+/// cannot be read stops the run (`AgentUnreadable`) rather than scoring
+/// against an Agent half seen.
+async fn read_evaluated_agent(
+    ctx: &Context,
+    agent: &AgentRef,
+    api: AgentApiVersion,
+) -> Result<(Option<serde_json::Value>, AgentSnapshot), (Failure, String)> {
+    let (group, version) = api.group_version();
+    let found = read_object(
+        ctx,
+        &agent.namespace,
+        (group, version, "Agent"),
+        &agent.name,
+    )
+    .await
+    .or_else(|e| match &e {
+        Error::Kube(kube::Error::Api(a)) if a.code == 404 || a.code == 403 => Ok(None),
+        _ => Err((Failure::SourceUnavailable, e.to_string())),
+    })?;
+    let name = agent.to_string();
+    let Some(found) = found else {
+        let snapshot = AgentSnapshot {
+            name,
+            api_version: (api == AgentApiVersion::V1Alpha3).then_some(api),
+            ..AgentSnapshot::default()
+        };
+        return Ok((None, snapshot));
+    };
+    let generation = found.metadata.generation;
+    let spec = found.data.get("spec").cloned();
+    let snapshot = match api {
+        AgentApiVersion::V1Alpha2 => {
+            kagent_agent::v1alpha2_snapshot(name, generation, spec.as_ref())
+        }
+        AgentApiVersion::V1Alpha3 => {
+            let spec = spec.clone().unwrap_or_default();
+            let template = resolve_half(ctx, agent, &spec, Half::Template).await?;
+            let harness = resolve_half(ctx, agent, &spec, Half::Harness).await?;
+            kagent_agent::v1alpha3_snapshot(name, generation, &found.data, &template, &harness)
+        }
+    };
+    Ok((spec, snapshot))
 }
 
-/// The `spec` of a kagent ModelConfig, or why it could not be read.
+/// A kagent 1.0 Agent's template or harness: inline, or the local object
+/// its reference names.
+async fn resolve_half(
+    ctx: &Context,
+    agent: &AgentRef,
+    spec: &serde_json::Value,
+    half: Half,
+) -> Result<Resolved, (Failure, String)> {
+    let unreadable = |why: String| (Failure::AgentUnreadable, format!("Agent {agent}: {why}"));
+    let placement = kagent_agent::placement(spec, half).map_err(unreadable)?;
+    let resolved = match &placement {
+        Placement::Inline(inline) => inline.clone(),
+        Placement::Named(name) => {
+            let (group, version) = AgentApiVersion::V1Alpha3.group_version();
+            let read =
+                read_object(ctx, &agent.namespace, (group, version, half.kind()), name).await;
+            let why = match read {
+                Ok(Some(object)) => {
+                    return Ok(Resolved::new(half, &placement, object.data["spec"].clone()));
+                }
+                Ok(None) => "not found".to_string(),
+                Err(e) => kube_problem(&e),
+            };
+            return Err(unreadable(format!(
+                "its {} {name} (spec.{}.ref) cannot be read: {why}",
+                half.kind(),
+                half.field()
+            )));
+        }
+    };
+    Ok(Resolved::new(half, &placement, resolved))
+}
+
+/// One namespaced object of a kind the operator does not own, read only.
+async fn read_object(
+    ctx: &Context,
+    namespace: &str,
+    (group, version, kind): (&str, &str, &str),
+    name: &str,
+) -> Result<Option<DynamicObject>, Error> {
+    let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind));
+    let api: Api<DynamicObject> = Api::namespaced_with(ctx.client.clone(), namespace, &resource);
+    Ok(api.get_opt(name).await?)
+}
+
+/// The `spec` of a kagent ModelConfig, of the evaluated Agent's line, or
+/// why it could not be read.
 async fn read_model_config(
     ctx: &Context,
+    api: AgentApiVersion,
     namespace: &str,
     name: &str,
 ) -> Result<serde_json::Value, String> {
-    let resource = ApiResource::from_gvk(&GroupVersionKind::gvk(
-        "kagent.dev",
-        "v1alpha2",
-        "ModelConfig",
-    ));
-    let api: Api<DynamicObject> = Api::namespaced_with(ctx.client.clone(), namespace, &resource);
-    match api.get_opt(name).await {
+    let (group, version) = api.group_version();
+    match read_object(ctx, namespace, (group, version, "ModelConfig"), name).await {
         Ok(Some(config)) => Ok(config.data.get("spec").cloned().unwrap_or_default()),
         Ok(None) => Err("not found".into()),
-        Err(e) => Err(kube_problem(&e.into())),
+        Err(e) => Err(kube_problem(&e)),
     }
-}
-
-/// A short, stable digest of an Agent's spec (keys sorted).
-fn fingerprint(spec: &serde_json::Value) -> String {
-    let digest = Sha256::digest(dumps_sorted(spec, Layout::Compact).as_bytes());
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }

@@ -86,6 +86,7 @@ fn context(client: Client, config: ControllerConfig, runs: &[EvalRun]) -> Arc<Co
     writer.apply_watcher_event(&watcher::Event::InitDone);
     let mut registry = prometheus_client::registry::Registry::default();
     let (_, leader) = tokio::sync::watch::channel(true);
+    let slots = Arc::new(tokio::sync::Semaphore::new(config.max_concurrent_runs));
     Arc::new(Context {
         recorder: Recorder::new(
             client.clone(),
@@ -99,7 +100,9 @@ fn context(client: Client, config: ControllerConfig, runs: &[EvalRun]) -> Arc<Co
         metrics: Metrics::register(&mut registry),
         leader,
         running: Mutex::new(HashMap::new()),
+        slots,
         runs: writer.as_reader(),
+        superseded: Mutex::new(HashMap::new()),
     })
 }
 
@@ -299,6 +302,69 @@ async fn a_run_whose_suite_is_gone_is_claimed_and_ends_in_error_with_its_reason(
 }
 
 #[tokio::test]
+async fn a_run_without_a_free_slot_says_it_waits_once_and_starts_when_one_frees() {
+    let run = manual_run_json();
+    let (service, handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let client = Client::new(service, "default");
+    let (asked, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let run_answer = run.clone();
+    let verifier = serve(handle, move |seen| {
+        let _ = asked.send(seen.line());
+        match (&seen.method, seen.path.as_str()) {
+            (&Method::GET, p) if p == format!("{RUNS}/by-hand") => {
+                (StatusCode::OK, run_answer.clone())
+            }
+            (&Method::PATCH, p) if p.starts_with(RUNS) => echo(seen, &run_answer),
+            (&Method::POST, EVENTS) => (StatusCode::CREATED, seen.body.clone()),
+            (_, p) => not_found(p),
+        }
+    });
+    let config = ControllerConfig {
+        max_concurrent_runs: 1,
+        ..ControllerConfig::default()
+    };
+    let ctx = context(client, config, &[]);
+    let busy = ctx.slots.clone().acquire_owned().await.unwrap();
+    let run: EvalRun = serde_json::from_value(run).unwrap();
+    let reconcile = tokio::spawn(run_reconciler::reconcile(Arc::new(run), ctx.clone()));
+    assert_eq!(
+        heard.recv().await.unwrap(),
+        format!("PATCH {RUNS}/by-hand/status")
+    );
+    // Nothing more while every slot is taken.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(heard.try_recv().is_err(), "went on without a slot");
+    drop(busy);
+    reconcile.await.unwrap().unwrap();
+    drop(ctx);
+    let seen = verifier.await.unwrap();
+    let waiting = &seen[0].body;
+    // Written only over the run as it was read.
+    assert_eq!(waiting["metadata"]["resourceVersion"], "1");
+    assert_eq!(waiting["status"]["phase"], "Pending");
+    let reconciling = waiting["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "Reconciling")
+        .unwrap();
+    assert_eq!(
+        (&reconciling["status"], &reconciling["reason"]),
+        (&json!("True"), &json!("WaitingForSlot"))
+    );
+    assert!(
+        waiting["status"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--max-concurrent-runs"),
+        "{waiting}"
+    );
+    // Then the run as it goes when a slot is free: read afresh first.
+    assert_eq!(seen[1].line(), format!("GET {RUNS}/by-hand"));
+    assert_eq!(seen.last().unwrap().line(), format!("POST {EVENTS}"));
+}
+
+#[tokio::test]
 async fn a_due_suite_creates_its_run_prunes_old_ones_and_writes_its_status_last() {
     let mut spec = json!({
         "schedule": "* * * * *",
@@ -377,4 +443,6 @@ async fn a_due_suite_creates_its_run_prunes_old_ones_and_writes_its_status_last(
     let status = &seen[4].body["status"];
     assert_eq!(status["active"].as_array().unwrap().len(), 1);
     assert_eq!(status["observedGeneration"], 3);
+    // Over the status it was decided from, or not at all.
+    assert_eq!(seen[4].body["metadata"]["resourceVersion"], "1");
 }

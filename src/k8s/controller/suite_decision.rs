@@ -3,8 +3,9 @@
 //! semantics), which runs history keeps, the suite's health and status, and
 //! the Events and metrics that go with them.
 
-use super::metrics::SuiteMetrics;
+use super::metrics::{RunJudge, RunMeans, SuiteMetrics};
 use super::{PlannedEvent, Regarding};
+use crate::core::efficiency::Stat;
 use crate::core::schedule::{Due, Schedule, due};
 use crate::core::suite::compile::{CompiledSuite, SuiteError, compile};
 use crate::core::suite::report::Outcome;
@@ -72,6 +73,10 @@ pub struct Tick {
     pub passed_over: usize,
     /// A run is due but one is active and the policy is Forbid.
     pub forbidden: bool,
+    /// The slot that waits (Forbid), for the suite's status to name: `next`
+    /// is only when to look again, and a status saying it would change at
+    /// every look.
+    pub waiting: Option<Timestamp>,
     /// When to look again.
     pub next: Option<Timestamp>,
 }
@@ -111,6 +116,7 @@ pub fn tick(
         Due::Start { slot, missed, next } => match (spec.concurrency_policy, active) {
             (ConcurrencyPolicy::Forbid, n) if n > 0 => Tick {
                 forbidden: true,
+                waiting: Some(slot),
                 // Look again soon: the slot runs once the active run ends,
                 // unless the deadline passes first.
                 next: Some(now + SignedDuration::from_secs(15)),
@@ -258,7 +264,17 @@ pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDeci
     if let Some(last) = last {
         status.source = last.status.as_ref().and_then(|s| s.source.clone());
     }
-    let (wants, invalid_event) = conditions(suite, &compiled, &old, last, plan.next);
+    // The runs the status lists as active, the one this decision creates
+    // included: said in the same write as the run is recorded.
+    let (wants, invalid_event) = conditions(
+        suite,
+        &compiled,
+        &old,
+        last,
+        &status.active,
+        plan.next,
+        plan.waiting,
+    );
     status.conditions = conditions::merge(&old.conditions, &wants, suite.metadata.generation, now);
     let metrics = metrics(suite, &compiled, last, &status, now);
     let ceiling = if status.active.is_empty() {
@@ -309,6 +325,8 @@ struct Plan {
     missed_slot: Option<Timestamp>,
     events: Vec<PlannedEvent>,
     next: Option<Timestamp>,
+    /// The due slot that waits for the active run (Forbid).
+    waiting: Option<Timestamp>,
 }
 
 fn plan(
@@ -341,6 +359,7 @@ fn plan(
     );
     let mut plan = Plan {
         next: tick.next,
+        waiting: tick.waiting,
         ..Plan::default()
     };
     if tick.replace_active {
@@ -427,14 +446,16 @@ fn history(
     prune
 }
 
-/// The suite's `Ready` and `LastRunPassed`, and the Event saying a spec
-/// cannot be used, once, when it becomes so.
+/// The suite's `Ready`, `Stalled`, `Reconciling` and `LastRunPassed`, and
+/// the Event saying a spec cannot be used, once, when it becomes so.
 fn conditions(
     suite: &EvalSuite,
     compiled: &Result<CompiledSuite, SuiteError>,
     old: &EvalSuiteStatus,
     last: Option<&EvalRun>,
+    active: &[RunReference],
     next: Option<Timestamp>,
+    waiting: Option<Timestamp>,
 ) -> (Vec<Want>, Option<PlannedEvent>) {
     let spec = &suite.spec.suite;
     let mut ready = match compiled {
@@ -447,8 +468,11 @@ fn conditions(
                 (None, _) => Reason::Ready,
             },
             message: {
-                let base = match next {
-                    Some(n) if !spec.suspend => format!("next run at {n}"),
+                let base = match (waiting, next) {
+                    (Some(slot), _) if !spec.suspend => format!(
+                        "the run for {slot} waits for the active run to finish (concurrencyPolicy Forbid)"
+                    ),
+                    (None, Some(n)) if !spec.suspend => format!("next run at {n}"),
                     _ if spec.schedule.is_some() && spec.suspend => "suspended".into(),
                     _ => "runs when an EvalRun is created".into(),
                 };
@@ -496,7 +520,8 @@ fn conditions(
                 .unwrap_or_default(),
         });
         if let (Some(failure), true) = (
-            last_status.failure.filter(|f| f.makes_suite_unready()),
+            // A suite is Ready while its last run could be done.
+            last_status.failure,
             compiled.is_ok(),
         ) {
             ready = Want {
@@ -520,6 +545,36 @@ fn conditions(
             _ => EventReason::InvalidSpec,
         };
         suite_event(true, reason, ready.message.clone(), None)
+    });
+    // kstatus: a suite that cannot run as it is has stalled; one whose
+    // first run has not finished is still being reconciled.
+    wants.push(match ready.status {
+        true => Want {
+            type_: ConditionType::Stalled,
+            status: false,
+            reason: Reason::Idle,
+            message: String::new(),
+        },
+        false => Want {
+            type_: ConditionType::Stalled,
+            status: true,
+            ..ready.clone()
+        },
+    });
+    let first = active.iter().map(|r| r.name.as_str()).min();
+    wants.push(match (last, first) {
+        (None, Some(first)) => Want {
+            type_: ConditionType::Reconciling,
+            status: true,
+            reason: Reason::FirstRunPending,
+            message: format!("its first run, {first}, has not finished"),
+        },
+        _ => Want {
+            type_: ConditionType::Reconciling,
+            status: false,
+            reason: Reason::Idle,
+            message: String::new(),
+        },
     });
     wants.insert(0, ready);
     (wants, invalid_event)
@@ -573,6 +628,26 @@ fn metrics(
             .iter()
             .map(|c| (c.name.clone(), c.outcome == Outcome::Passed))
             .collect(),
+        means: last
+            .and_then(|r| r.status.as_ref()?.efficiency.as_ref())
+            .map(|e| {
+                let whole = |stat: &Stat| stat.mean.filter(|_| stat.unmeasured == 0);
+                RunMeans {
+                    cost: whole(&e.cost),
+                    latency_seconds: whole(&e.latency_seconds),
+                    tokens: whole(&e.total_tokens),
+                }
+            }),
+        non_blocking_failures: last
+            .and_then(|r| r.status.as_ref()?.gate.as_ref())
+            .map(|g| g.non_blocking_failures.len()),
+        judge: last
+            .and_then(|r| r.status.as_ref()?.judge.as_ref())
+            .map(|j| RunJudge {
+                calls: j.calls,
+                tokens: j.prompt_tokens + j.completion_tokens,
+                cost: j.cost,
+            }),
     }
 }
 
@@ -635,6 +710,12 @@ fn record_results(status: &mut EvalSuiteStatus, old: &EvalSuiteStatus, finished:
             result: result_of(last).expect("finished"),
             pass_rate: s.pass_rate,
             completion_time: s.completion_time.clone(),
+            failed_cases: s
+                .results
+                .iter()
+                .filter(|c| c.outcome != Outcome::Passed && c.blocking != Some(false))
+                .map(|c| c.name.clone())
+                .collect(),
         });
         if let Some(ok) = finished
             .iter()

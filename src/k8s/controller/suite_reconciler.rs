@@ -25,6 +25,22 @@ pub async fn reconcile(suite: Arc<EvalSuite>, ctx: Arc<Context>) -> Result<Actio
         .map_err(|e| Error::Serve(e.to_string()))?;
     let namespace = suite.namespace().unwrap_or_default();
     let name = suite.name_any();
+    // Woken (by a run of its own, say) before the cache has this
+    // controller's last write: that write's own event brings it back.
+    {
+        let mut superseded = ctx.superseded.lock().unwrap_or_else(|e| e.into_inner());
+        let key = format!("{namespace}/{name}");
+        match superseded.get(&key) {
+            Some(version) if suite.resource_version().as_ref() == Some(version) => {
+                return Ok(Action::requeue(Duration::from_secs(1)));
+            }
+            // The cache has moved past it.
+            Some(_) => {
+                superseded.remove(&key);
+            }
+            None => {}
+        }
+    }
     let runs: Vec<Arc<EvalRun>> = ctx
         .runs
         .state()
@@ -72,19 +88,39 @@ async fn apply(suite: &EvalSuite, decision: SuiteDecision, ctx: &Context) -> Res
         &decision.metrics,
     );
     if Some(&decision.status) != suite.status.as_ref() {
+        // Written only over the status it was decided from: a suite read
+        // from the cache before this controller's last write would
+        // otherwise take back what that write recorded (its
+        // lastScheduleTime, and so the slot would look due again).
         let patch = serde_json::json!({
             "apiVersion": crate::k8s::crd::API_VERSION,
             "kind": "EvalSuite",
+            "metadata": {"resourceVersion": suite.resource_version()},
             "status": decision.status,
         });
         let suites: Api<EvalSuite> = Api::namespaced(ctx.client.clone(), &namespace);
-        suites
+        match suites
             .patch_status(
                 &name,
                 &PatchParams::apply(MANAGER).force(),
                 &Patch::Apply(&patch),
             )
-            .await?;
+            .await
+        {
+            // The write that made it stale wakes this suite again.
+            Err(kube::Error::Api(e)) if e.code == 409 => {
+                return Ok(Action::requeue(Duration::from_secs(1)));
+            }
+            Err(e) => return Err(e.into()),
+            Ok(_) => {
+                if let Some(version) = suite.resource_version() {
+                    ctx.superseded
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(format!("{namespace}/{name}"), version);
+                }
+            }
+        }
     }
     Ok(Action::requeue(decision.requeue))
 }

@@ -36,7 +36,10 @@ pub fn binaries() -> Option<PathBuf> {
         .unwrap_or_else(|| {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("target/controlplane/current")
         });
-    (dir.join("kube-apiserver").is_file() && dir.join("etcd").is_file()).then_some(dir)
+    ["kube-apiserver", "etcd", "kubectl"]
+        .iter()
+        .all(|binary| dir.join(binary).is_file())
+        .then_some(dir)
 }
 
 /// Children die with the test process, even when it is killed.
@@ -280,6 +283,22 @@ impl ControlPlane {
         .await
         .unwrap();
         kube::Client::try_from(config).unwrap()
+    }
+
+    /// kubectl of the API server's own release (hack/build-tools.sh), as
+    /// admin on this API server. Nothing of the user's is read: not
+    /// `$KUBECONFIG` or ~/.kube/config, which could name another cluster,
+    /// nor ~/.kube/kuberc's defaults; and the discovery cache stays with this
+    /// control plane, as a later run can get the same port.
+    pub fn kubectl(&self) -> Command {
+        let mut command = Command::new(self.binaries.join("kubectl"));
+        command
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .arg("--cache-dir")
+            .arg(self._data.path().join("kubectl-cache"))
+            .env("KUBERC", "off");
+        command
     }
 
     /// The audit log's entries so far: one JSON object per request served.

@@ -133,7 +133,7 @@ pub mod crds {
         Ok(installed)
     }
 
-    /// Ours from `crds/`, as committed, and a stand-in for kagent's Agent.
+    /// Ours from `crds/`, as committed, and stand-ins for kagent 0.10's and 1.0's.
     pub fn all() -> Vec<CustomResourceDefinition> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut files: Vec<_> = std::fs::read_dir(root.join("crds"))
@@ -142,6 +142,7 @@ pub mod crds {
             .collect();
         files.sort();
         files.push(root.join("tests/data/kagent-agent-crd.yaml"));
+        files.push(root.join("tests/data/kagent-1.0-crds.yaml"));
         files.push(root.join("tests/data/monitoring-crds.yaml"));
         files
             .iter()

@@ -95,11 +95,10 @@ pub async fn start_as(
             .await
             .unwrap();
         client_config.auth_info.impersonate = user;
-        let client = kube::Client::try_from(client_config).unwrap();
         let shutdown = async move {
             let _ = shutdown.await;
         };
-        if let Err(error) = controller::run(client, config, shutdown).await {
+        if let Err(error) = controller::run(client_config, config, shutdown).await {
             eprintln!("controller stopped: {error}");
         }
         let _ = done.send(());

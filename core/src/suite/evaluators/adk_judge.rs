@@ -56,6 +56,9 @@ pub enum AdkJudgedMetric {
     RubricBasedFinalResponseQualityV1,
     /// `rubric_based_tool_use_quality_v1`
     RubricBasedToolUseQualityV1,
+    /// `rubric_based_multi_turn_trajectory_quality_v1`: the whole
+    /// conversation judged once against the rubrics.
+    RubricBasedMultiTurnTrajectoryQualityV1,
     /// `hallucinations_v1`: is every sentence grounded in what the tools said?
     HallucinationsV1,
     /// `final_response_match_v2`: a judge comparing the response with the expected one.
@@ -70,6 +73,9 @@ impl AdkJudgedMetric {
                 adk::Metric::RubricBasedFinalResponseQuality
             }
             AdkJudgedMetric::RubricBasedToolUseQualityV1 => adk::Metric::RubricBasedToolUseQuality,
+            AdkJudgedMetric::RubricBasedMultiTurnTrajectoryQualityV1 => {
+                adk::Metric::RubricBasedMultiTurnTrajectoryQuality
+            }
             AdkJudgedMetric::HallucinationsV1 => adk::Metric::Hallucinations,
             AdkJudgedMetric::FinalResponseMatchV2 => adk::Metric::FinalResponseMatch,
         }
@@ -205,12 +211,14 @@ impl Scorer for AdkJudge {
                 score: Score::Number(score),
                 passed,
                 comment: Some(comment),
+                skipped: Vec::new(),
+                informational: false,
             };
             Ok((
                 verdict,
                 Judgement {
-                    reasoning: None,
                     invocation_scores: run.invocations,
+                    ..Judgement::default()
                 },
             ))
         }
@@ -226,5 +234,9 @@ impl Scorer for AdkJudge {
 
     fn adk_judge(&self) -> Option<&AdkJudge> {
         Some(self)
+    }
+
+    fn pass_threshold(&self) -> Option<f64> {
+        Some(self.threshold)
     }
 }

@@ -75,6 +75,8 @@ impl Scorer for Loops {
             score: Score::Number(loops.len() as f64),
             passed: loops.is_empty(),
             comment: (!loops.is_empty()).then_some(comment),
+            skipped: Vec::new(),
+            informational: false,
         })
     }
 }

@@ -5,13 +5,16 @@
 //! `evaluator_types!` below is the one table listing them: a new evaluator
 //! is a module and a line there.
 
+mod adk_efficiency;
 mod adk_judge;
 mod argument_correctness;
 mod budget;
+mod conversation_judge;
 mod loops;
 mod outcome_judge;
 mod response_match;
 mod safety;
+mod safety_judge;
 mod tool_selection;
 mod tool_trajectory;
 mod tools_used;
@@ -20,13 +23,16 @@ mod trajectory_judge;
 mod trajectory_match;
 
 pub use crate::judge::adk::AdkJudge;
+pub use adk_efficiency::{AdkEfficiencyMetric, AdkEfficiencySpec};
 pub use adk_judge::{AdkJudgeSpec, AdkJudgedMetric, RubricSpec};
 pub use argument_correctness::{ArgumentCorrectnessSpec, ExpectedCallSpec};
 pub use budget::{BudgetSpec, PriceSpec};
+pub use conversation_judge::ConversationJudgeSpec;
 pub use loops::LoopsSpec;
 pub use outcome_judge::OutcomeJudgeSpec;
 pub use response_match::{ExpectedResponse, ResponseMatchSpec};
 pub use safety::SafetySpec;
+pub use safety_judge::SafetyJudgeSpec;
 pub use tool_selection::{SelectionMetric, ToolSelectionSpec};
 pub use tool_trajectory::{ExpectedInvocation, ToolTrajectorySpec};
 pub use tools_used::ToolsUsedSpec;
@@ -37,7 +43,7 @@ pub use trajectory_match::{ArgsOverride, TrajectoryMatchSpec};
 use super::compile::SuiteError;
 use super::evaluate::{Judgement, SessionView};
 use super::report::ReferenceCall;
-use super::spec::SuiteDefaults;
+use super::spec::{SuiteDefaults, SuiteSpec, Unmeasured};
 use crate::judge::{Judge, JudgeUsage};
 use crate::score::Verdict;
 use crate::suite::rules::{Rule, Ruled, Validation, attach};
@@ -45,9 +51,25 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::future::Future;
 
+/// What of its suite an evaluator compiles against.
+#[derive(Clone, Copy, Debug)]
+pub struct SuiteScope<'a> {
+    pub defaults: &'a SuiteDefaults,
+    pub unmeasured: Unmeasured,
+}
+
+impl<'a> SuiteScope<'a> {
+    pub fn of(spec: &'a SuiteSpec) -> Self {
+        SuiteScope {
+            defaults: &spec.defaults,
+            unmeasured: spec.unmeasured,
+        }
+    }
+}
+
 /// Where an evaluator's settings are, for the errors that name them.
 pub struct CompileContext<'a> {
-    pub defaults: &'a SuiteDefaults,
+    pub suite: SuiteScope<'a>,
     /// The evaluator's path, e.g. `spec.cases[0].evaluators[1]`.
     pub at: &'a str,
     /// Its settings field, e.g. `toolsUsed`.
@@ -91,6 +113,12 @@ pub trait Scorer: Send + Sync {
 
     /// Samples asked of a judge per verdict, and at which temperature.
     fn sampling(&self) -> Option<(u32, Option<f64>)> {
+        None
+    }
+
+    /// A judged evaluator's passing score, on its judge's scale (none for
+    /// a yes-or-no judge), which a person's score is read against.
+    fn pass_threshold(&self) -> Option<f64> {
         None
     }
 
@@ -179,8 +207,8 @@ macro_rules! evaluator_types {
             }
 
             /// The settings of its own type, compiled.
-            pub(crate) fn compile_settings(&self, defaults: &SuiteDefaults, at: &str) -> Result<Evaluator, SuiteError> {
-                let c = CompileContext { defaults, at, field: self.kind.field() };
+            pub(crate) fn compile_settings(&self, suite: SuiteScope<'_>, at: &str) -> Result<Evaluator, SuiteError> {
+                let c = CompileContext { suite, at, field: self.kind.field() };
                 Ok(match self.kind {
                     $( EvaluatorType::$variant => Evaluator::$variant(needs_settings(&self.$field, &c)?.compile(&c)?), )*
                 })
@@ -228,7 +256,10 @@ evaluator_types! {
     Budget(budget: BudgetSpec) = "budget", judged: false;
     TrajectoryJudge(trajectory_judge: TrajectoryJudgeSpec) = "trajectoryJudge", judged: true;
     OutcomeJudge(outcome_judge: OutcomeJudgeSpec) = "outcomeJudge", judged: true;
+    SafetyJudge(safety_judge: SafetyJudgeSpec) = "safetyJudge", judged: true;
+    ConversationJudge(conversation_judge: ConversationJudgeSpec) = "conversationJudge", judged: true;
     AdkJudge(adk_judge: AdkJudgeSpec) = "adkJudge", judged: true;
+    AdkEfficiency(adk_efficiency: AdkEfficiencySpec) = "adkEfficiency", judged: false;
 }
 
 /// What every scorer answers without a judge, for dynamic use.
@@ -238,6 +269,7 @@ pub trait ScorerInfo {
     fn reference_calls(&self) -> Option<Vec<ReferenceCall>>;
     fn expected_invocations(&self) -> Option<usize>;
     fn adk_judge(&self) -> Option<&AdkJudge>;
+    fn pass_threshold(&self) -> Option<f64>;
 }
 
 impl<T: Scorer> ScorerInfo for T {
@@ -255,6 +287,9 @@ impl<T: Scorer> ScorerInfo for T {
     }
     fn adk_judge(&self) -> Option<&AdkJudge> {
         Scorer::adk_judge(self)
+    }
+    fn pass_threshold(&self) -> Option<f64> {
+        Scorer::pass_threshold(self)
     }
 }
 

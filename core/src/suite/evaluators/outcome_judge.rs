@@ -1,8 +1,9 @@
 //! An LLM judge of the outcome on a 1-5 rubric.
 
-use super::trajectory_judge::{LlmJudge, sampling};
+use super::trajectory_judge::{LlmJudge, panel, sampling};
 use super::{CompileContext, Settings};
 use crate::judge::JudgeTask;
+use crate::judge::panel::PanelSpec;
 use crate::suite::bounds;
 use crate::suite::compile::SuiteError;
 use crate::suite::spec::*;
@@ -38,6 +39,9 @@ pub struct OutcomeJudgeSpec {
     /// A prompt template in place of the built-in one; see docs/judges.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
+    /// Ask several models of the judge endpoint and combine their verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panel: Option<PanelSpec>,
 }
 
 fn four_of_five() -> u8 {
@@ -57,6 +61,7 @@ impl Settings for OutcomeJudgeSpec {
                 require_goal_met: self.require_goal_met,
             },
             sampling: sampling(self.num_samples, self.temperature, &self.prompt, c)?,
+            panel: panel(&self.panel, c)?,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! An LLM judge of the trajectory (agentevals' trajectory accuracy).
 
 use super::{CompileContext, Scorer, Settings};
+use crate::judge::panel::{Member, PanelSpec};
 use crate::judge::{Judge, JudgeTask, JudgeUsage, Sampling, judge_trajectory, prompt};
 use crate::score::Verdict;
 use crate::suite::bounds;
@@ -39,14 +40,30 @@ pub struct TrajectoryJudgeSpec {
     /// A prompt template in place of the built-in one; see docs/judges.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
+    /// Ask several models of the judge endpoint and combine their verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panel: Option<PanelSpec>,
 }
 
-/// An LLM judge's task and how it is sampled: the trajectory judge's and
-/// the outcome judge's.
+/// An LLM judge's task and how it is sampled: the trajectory, outcome and
+/// safety judges'.
 #[derive(Clone, Debug)]
 pub struct LlmJudge {
     pub(super) task: JudgeTask,
     pub(super) sampling: Sampling,
+    pub(super) panel: Option<PanelSpec>,
+}
+
+/// A panel, checked.
+pub(super) fn panel(
+    panel: &Option<PanelSpec>,
+    c: &CompileContext<'_>,
+) -> Result<Option<PanelSpec>, SuiteError> {
+    if let Some(spec) = panel {
+        spec.check()
+            .map_err(|(field, message)| error(format!("{}.{field}", c.here("panel")), message))?;
+    }
+    Ok(panel.clone())
 }
 
 /// Samples, temperature and prompt template, checked.
@@ -89,6 +106,7 @@ impl Settings for TrajectoryJudgeSpec {
                 threshold: unit(self.threshold, &c.here("threshold"))?,
             },
             sampling: sampling(self.num_samples, self.temperature, &self.prompt, c)?,
+            panel: panel(&self.panel, c)?,
         })
     }
 }
@@ -104,17 +122,39 @@ impl Scorer for LlmJudge {
         judge: &impl Judge,
         usage: &mut JudgeUsage,
     ) -> Result<(Verdict, Judgement), String> {
-        let judged = judge_trajectory(&self.task, &self.sampling, &view.messages, judge, usage)
-            .await
-            .map_err(|e| e.to_string())?;
+        if let Some(verdict) = self.task.settled(&view.messages) {
+            return Ok((verdict, Judgement::default()));
+        }
+        let Some(panel) = &self.panel else {
+            let judged = judge_trajectory(&self.task, &self.sampling, &view.messages, judge, usage)
+                .await
+                .map_err(|e| e.to_string())?;
+            let judgement = Judgement {
+                reasoning: Some(judged.reasoning),
+                ..Judgement::default()
+            };
+            return Ok((judged.verdict, judgement));
+        };
+        let mut votes = Vec::with_capacity(panel.models.len());
+        for model in &panel.models {
+            let member = Member { judge, model };
+            let judged =
+                judge_trajectory(&self.task, &self.sampling, &view.messages, &member, usage).await;
+            votes.push((model.clone(), judged));
+        }
+        let (verdict, members) = panel.combine(votes, self.task.pass_threshold())?;
         let judgement = Judgement {
-            reasoning: Some(judged.reasoning),
+            panel: members,
             ..Judgement::default()
         };
-        Ok((judged.verdict, judgement))
+        Ok((verdict, judgement))
     }
 
     fn sampling(&self) -> Option<(u32, Option<f64>)> {
         Some((self.sampling.samples, self.sampling.temperature))
+    }
+
+    fn pass_threshold(&self) -> Option<f64> {
+        self.task.pass_threshold()
     }
 }

@@ -78,7 +78,7 @@ impl Settings for TrajectoryMatchSpec {
             error(at, err)
         })?;
         let mut args = ArgsConfig {
-            default: self.args_mode.unwrap_or(c.defaults.args_mode),
+            default: self.args_mode.unwrap_or(c.suite.defaults.args_mode),
             overrides: Default::default(),
         };
         for (k, o) in self.overrides.iter().enumerate() {

@@ -1,7 +1,10 @@
 //! The run reconciler's decisions with an injected clock, no API server.
 
 use super::*;
-use crate::core::suite::report::{CaseReport, Summary};
+use crate::core::suite::compile::RunGate;
+use crate::core::suite::gate;
+use crate::core::suite::report::{CaseReport, FORMAT_VERSION, Summary};
+use crate::k8s::crd::TemplateSnapshot;
 
 fn t(s: &str) -> Timestamp {
     s.parse().unwrap()
@@ -103,30 +106,44 @@ fn report(cases: &[(&str, Outcome)]) -> Report {
             _ => summary.failed += 1,
         }
     }
-    Report {
+    let cases: Vec<CaseReport> = cases
+        .iter()
+        .map(|(name, outcome)| CaseReport {
+            name: name.to_string(),
+            passed: *outcome == Outcome::Passed,
+            outcome: *outcome,
+            pass_rate: None,
+            min_pass_rate: 1.0,
+            session_count: 0,
+            failed_sessions: 0,
+            notes: vec![],
+            sessions: vec![],
+            sessions_omitted: 0,
+            probe: None,
+            pooled: vec![],
+            references: vec![],
+            efficiency: Default::default(),
+            blocking: true,
+            tags: vec![],
+        })
+        .collect();
+    let mut report = Report {
+        format_version: FORMAT_VERSION,
         suite: "s".into(),
-        passed: summary.passed == summary.cases,
+        passed: false,
         summary,
+        efficiency: Default::default(),
+        gate: gate::judge(&cases, &RunGate::default()),
+        baseline: None,
+        source: None,
+        probed_with: None,
         judge: None,
-        cases: cases
-            .iter()
-            .map(|(name, outcome)| CaseReport {
-                name: name.to_string(),
-                passed: *outcome == Outcome::Passed,
-                outcome: *outcome,
-                pass_rate: None,
-                min_pass_rate: 1.0,
-                session_count: 0,
-                failed_sessions: 0,
-                notes: vec![],
-                sessions: vec![],
-                sessions_omitted: 0,
-                probe: None,
-                pooled: vec![],
-                references: vec![],
-            })
-            .collect(),
-    }
+        judge_calibration: None,
+        selection: None,
+        cases,
+    };
+    report.settle();
+    report
 }
 
 fn scored(report: Report) -> Ending {
@@ -196,6 +213,71 @@ fn a_failed_case_wins_over_one_that_could_not_be_done() {
     assert_eq!(complete.reason, "EvaluatorError");
     assert_eq!(errored.status.failure, Some(Failure::EvaluatorError));
     assert_eq!(done.status.failure, None, "a failed case is a verdict");
+}
+
+/// Ready, Reconciling and Stalled of a run's status, and Stalled's reason.
+fn kstatus(status: &EvalRunStatus) -> [String; 4] {
+    let of = |type_| conditions::find(&status.conditions, type_).unwrap().clone();
+    let stalled = of(ConditionType::Stalled);
+    [
+        of(ConditionType::Ready).status,
+        of(ConditionType::Reconciling).status,
+        stalled.status,
+        stalled.reason,
+    ]
+}
+
+#[test]
+fn a_run_is_reconciling_until_it_has_a_verdict_and_stalled_only_when_it_could_not_be_done() {
+    let running = claimed_at(3);
+    assert_eq!(kstatus(&running), ["False", "True", "False", "Running"]);
+    assert_eq!(running.observed_generation, Some(3));
+    let at = t("2026-12-02T10:00:05Z");
+    for (cases, want) in [
+        (
+            vec![("a", Outcome::Passed)],
+            ["True", "False", "False", "Finished"],
+        ),
+        // A failed eval is a verdict, not a broken resource.
+        (
+            vec![("a", Outcome::Failed)],
+            ["True", "False", "False", "Finished"],
+        ),
+        (
+            vec![("a", Outcome::Error)],
+            ["False", "False", "True", "EvaluatorError"],
+        ),
+    ] {
+        let done = finish(&running, Some(3), scored(report(&cases)), at);
+        assert_eq!(kstatus(&done.status), want, "{cases:?}");
+        assert_eq!(done.status.observed_generation, Some(3));
+    }
+    let unreachable = finish(
+        &running,
+        Some(3),
+        Ending::failed(Failure::SourceUnavailable, "down", Learnt::default()),
+        at,
+    );
+    assert_eq!(
+        kstatus(&unreachable.status),
+        ["False", "False", "True", "SourceUnavailable"]
+    );
+}
+
+#[test]
+fn a_queued_run_says_once_that_it_waits_for_a_slot() {
+    let now = t("2026-12-02T10:00:00Z");
+    let waiting = waiting_for_slot(&EvalRunStatus::default(), 4, Some(1), now).unwrap();
+    assert_eq!(waiting.phase, Some(Phase::Pending));
+    assert_eq!(
+        kstatus(&waiting),
+        ["False", "True", "False", "WaitingForSlot"]
+    );
+    assert!(waiting.message.unwrap().contains("4 run slots"));
+    let said = waiting_for_slot(&EvalRunStatus::default(), 4, Some(1), now).unwrap();
+    assert_eq!(waiting_for_slot(&said, 4, Some(1), now), None, "said once");
+    // A resumed run keeps its Running status while it waits.
+    assert_eq!(waiting_for_slot(&claimed_at(1), 4, Some(1), now), None);
 }
 
 #[test]
@@ -310,12 +392,15 @@ fn with_results(
                 failed_sessions: 0,
                 message: None,
                 probe: None,
+                efficiency: None,
+                blocking: None,
             })
             .collect(),
         agent: agent.map(|(generation, fingerprint)| AgentSnapshot {
             name: "team/weather".into(),
             generation: Some(generation),
             fingerprint: Some(fingerprint.into()),
+            ..AgentSnapshot::default()
         }),
         source: Some(source.into()),
         ..EvalRunStatus::default()
@@ -408,4 +493,85 @@ fn a_report_config_map_name_is_always_a_kubernetes_name() {
     let name = report_config_map(&long);
     assert!(NameKind::Object.allows(&name), "{name}");
     assert_eq!(name, format!("{}-report", "a".repeat(245)));
+}
+
+fn on_revisions(status: &EvalRunStatus, revisions: &[(&str, u32, u32)]) -> EvalRunStatus {
+    EvalRunStatus {
+        revisions: revisions
+            .iter()
+            .map(|(revision, sessions, failed_sessions)| RevisionResult {
+                revision: revision.to_string(),
+                sessions: *sessions,
+                failed_sessions: *failed_sessions,
+            })
+            .collect(),
+        ..status.clone()
+    }
+}
+
+#[test]
+fn a_regression_names_the_1_0_revision_that_brought_it() {
+    let before = on_revisions(
+        &with_results(&[("a", Outcome::Passed)], Some((3, "f1")), "db"),
+        &[("rev-1", 4, 0)],
+    );
+    let failing = with_results(&[("a", Outcome::Failed)], Some((3, "f1")), "db");
+    let introduced = cause(
+        (&before, 1),
+        (
+            &on_revisions(&failing, &[("rev-2", 3, 3), ("rev-1", 2, 0)]),
+            1,
+        ),
+    )
+    .unwrap();
+    assert!(
+        introduced.contains("the failures came with revision rev-2 (3 of 3 sessions failed), new since the previous run; every session on revision rev-1 passed"),
+        "{introduced}"
+    );
+    let same = cause(
+        (&before, 1),
+        (
+            &on_revisions(&failing, &[("rev-1", 2, 1), ("unknown", 1, 1)]),
+            1,
+        ),
+    )
+    .unwrap();
+    assert!(
+        same.contains("the failing sessions ran on revision rev-1 (1 of 2 sessions failed), unknown (1 of 1 sessions failed), which the previous run read too"),
+        "{same}"
+    );
+    let without = cause((&before, 1), (&failing, 1)).unwrap();
+    assert!(
+        !without.contains("revision"),
+        "0.10 runs have none: {without}"
+    );
+}
+
+#[test]
+fn a_changed_1_0_agent_is_told_by_what_changed_in_its_template() {
+    let snapshot = |revision: &str, model: &str| AgentSnapshot {
+        name: "team/weather".into(),
+        latest_successful_revision: Some(revision.into()),
+        template: Some(TemplateSnapshot {
+            from: "AgentTemplate weather".into(),
+            model_config: Some(model.into()),
+            ..TemplateSnapshot::default()
+        }),
+        ..AgentSnapshot::default()
+    };
+    let before = EvalRunStatus {
+        agent: Some(snapshot("rev-1", "gpt")),
+        ..with_results(&[("a", Outcome::Passed)], None, "db")
+    };
+    let after = EvalRunStatus {
+        agent: Some(snapshot("rev-2", "gpt-mini")),
+        ..with_results(&[("a", Outcome::Failed)], None, "db")
+    };
+    let note = cause((&before, 1), (&after, 1)).unwrap();
+    assert!(
+        note.contains(
+            "changed since: the Agent (revision rev-1 -> rev-2; model config gpt -> gpt-mini)"
+        ),
+        "{note}"
+    );
 }

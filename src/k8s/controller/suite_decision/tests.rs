@@ -200,6 +200,8 @@ fn finished_run(
             failed_sessions: 0,
             message: None,
             probe: None,
+            efficiency: None,
+            blocking: None,
         }],
         conditions: vec![Condition {
             type_: "Complete".into(),
@@ -239,6 +241,12 @@ fn a_due_suite_plans_its_run_with_the_snapshot_and_an_event_of_its_own() {
     );
     assert_eq!(decision.metrics.schedule_interval, Some(86_400));
     assert_eq!(decision.requeue, WHILE_ACTIVE, "a run is active");
+    // Said in the write that records the run, not in one more after it.
+    let why = conditions::find(&decision.status.conditions, ConditionType::Reconciling).unwrap();
+    assert_eq!(
+        (why.status.as_str(), why.reason.as_str()),
+        ("True", "FirstRunPending")
+    );
 }
 
 #[test]
@@ -355,36 +363,67 @@ fn a_pruned_run_is_never_missing_from_health() {
     assert_eq!(health.runs, 3);
 }
 
+/// Ready, Reconciling and Stalled, and Ready's reason.
+fn kstatus_conditions(decision: &SuiteDecision) -> [String; 4] {
+    let of = |type_| {
+        conditions::find(&decision.status.conditions, type_)
+            .unwrap_or_else(|| panic!("no {type_:?}"))
+            .clone()
+    };
+    let ready = of(ConditionType::Ready);
+    [
+        ready.status,
+        of(ConditionType::Reconciling).status,
+        of(ConditionType::Stalled).status,
+        ready.reason,
+    ]
+}
+
 #[test]
-fn a_source_the_last_run_could_not_reach_makes_the_suite_unready() {
+fn a_suite_whose_last_run_could_not_be_done_is_stalled_and_a_failed_verdict_is_not() {
     let suite = suite(valid_spec());
-    let runs = [finished_run(
-        "s1",
-        Phase::Error,
-        1,
-        TriggerType::Schedule,
-        "SourceUnavailable",
-    )];
-    let refs: Vec<&EvalRun> = runs.iter().collect();
-    let decision = decide(&suite, &refs, t("2026-12-02T01:00:00Z"));
-    let ready = conditions::find(&decision.status.conditions, ConditionType::Ready).unwrap();
-    assert_eq!(
-        (ready.status.as_str(), ready.reason.as_str()),
-        ("False", "SourceUnavailable")
-    );
-    let timed_out = [finished_run(
-        "s1",
-        Phase::Error,
-        1,
-        TriggerType::Schedule,
-        "TimedOut",
-    )];
-    let refs: Vec<&EvalRun> = timed_out.iter().collect();
-    let decision = decide(&suite, &refs, t("2026-12-02T01:00:00Z"));
-    assert!(conditions::is_true(
-        &decision.status.conditions,
-        ConditionType::Ready
-    ));
+    let at = t("2026-12-02T01:00:00Z");
+    for (phase, last, want) in [
+        (
+            Phase::Error,
+            "SourceUnavailable",
+            ["False", "False", "True", "SourceUnavailable"],
+        ),
+        (
+            Phase::Error,
+            "TimedOut",
+            ["False", "False", "True", "TimedOut"],
+        ),
+        (
+            Phase::Error,
+            "AgentUnavailable",
+            ["False", "False", "True", "AgentUnavailable"],
+        ),
+        // A run that failed its cases was done: a verdict, not a stall.
+        (
+            Phase::Failed,
+            "CasesFailed",
+            ["True", "False", "False", "Scheduled"],
+        ),
+    ] {
+        let runs = [finished_run("s1", phase, 1, TriggerType::Schedule, last)];
+        let refs: Vec<&EvalRun> = runs.iter().collect();
+        let got = kstatus_conditions(&decide(&suite, &refs, at));
+        assert_eq!(got.each_ref().map(String::as_str), want, "{last}");
+    }
+}
+
+#[test]
+fn a_suite_whose_first_run_is_pending_is_reconciling() {
+    let suite = suite(valid_spec());
+    let mut first = finished_run("first", Phase::Pending, 0, TriggerType::Manual, "");
+    first.status.as_mut().unwrap().completion_time = None;
+    let decision = decide(&suite, &[&first], t("2026-12-02T00:00:30Z"));
+    let [_, reconciling, stalled, _] = kstatus_conditions(&decision);
+    assert_eq!([reconciling.as_str(), stalled.as_str()], ["True", "False"]);
+    let why = conditions::find(&decision.status.conditions, ConditionType::Reconciling).unwrap();
+    assert_eq!(why.reason, "FirstRunPending");
+    assert!(why.message.contains("first"), "{}", why.message);
 }
 
 #[test]
@@ -398,4 +437,60 @@ fn replace_plans_the_stop_of_the_active_run() {
     assert_eq!(decision.replace, ["old"]);
     assert_eq!(decision.events[0].reason, EventReason::EvalRunReplaced);
     assert!(decision.create.is_some());
+}
+
+#[test]
+fn a_slot_waiting_under_forbid_is_said_once_not_rewritten_at_each_look() {
+    // Every status write wakes the suite again: a status that named the
+    // next look (now + 15 s) was rewritten at every reconcile.
+    let suite = suite(valid_spec());
+    let mut active = finished_run("old", Phase::Running, 0, TriggerType::Schedule, "Running");
+    active.status.as_mut().unwrap().completion_time = None;
+    let first = decide(&suite, &[&active], t("2026-12-02T02:00:03Z"));
+    assert!(first.create.is_none(), "Forbid starts nothing");
+    assert_eq!(first.requeue, Duration::from_secs(5));
+    let ready = conditions::find(&first.status.conditions, ConditionType::Ready).unwrap();
+    assert!(
+        ready.message.contains("2026-12-02T02:00:00Z") && ready.message.contains("Forbid"),
+        "{}",
+        ready.message
+    );
+    let mut written = suite.clone();
+    written.status = Some(first.status.clone());
+    let later = decide(&written, &[&active], t("2026-12-02T02:00:04.5Z"));
+    assert_eq!(
+        Some(&later.status),
+        written.status.as_ref(),
+        "nothing to write"
+    );
+}
+
+#[test]
+fn the_judges_use_of_the_last_run_is_published_and_an_unpriced_one_has_no_cost() {
+    let suite = suite(valid_spec());
+    let mut run = finished_run(
+        "judged",
+        Phase::Succeeded,
+        0,
+        TriggerType::Manual,
+        "Finished",
+    );
+    run.status.as_mut().unwrap().judge = Some(crate::core::judge::JudgeUsage {
+        calls: 3,
+        prompt_tokens: 600,
+        completion_tokens: 60,
+        ..Default::default()
+    });
+    let decision = decide(&suite, &[&run], t("2026-12-02T01:00:00Z"));
+    assert_eq!(
+        decision.metrics.judge,
+        Some(RunJudge {
+            calls: 3,
+            tokens: 660,
+            cost: None
+        })
+    );
+    run.status.as_mut().unwrap().judge = None;
+    let unjudged = decide(&suite, &[&run], t("2026-12-02T01:00:00Z"));
+    assert_eq!(unjudged.metrics.judge, None, "a run that judged nothing");
 }

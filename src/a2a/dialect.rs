@@ -1,0 +1,320 @@
+//! What differs between the A2A versions a probe speaks, as pure functions
+//! over JSON: the method names and headers, a user message, and how an
+//! answer reads. A body of the other version is named as such, never
+//! half-read.
+//!
+//! - A2A 0.3 (kagent 0.10): `message/send` and `tasks/get`; objects carry
+//!   `kind` (`task`, `message`, `text`, `data`); states are lower-case
+//!   (`completed`, `input-required`).
+//! - A2A 1.0 (kagent 1.0, §7 of the 1.0 contract): `SendMessage` and
+//!   `GetTask` with the `A2A-Version: 1.0` header; proto3 JSON, so parts are
+//!   told apart by the field they set and states are enum names
+//!   (`TASK_STATE_COMPLETED`); `SendMessage` answers `{"task": …}` or
+//!   `{"message": …}`.
+
+use crate::core::suite::spec::A2aProtocol;
+use serde_json::{Value, json};
+
+/// The header A2A 1.0 clients name their version in.
+pub const VERSION_HEADER: &str = "A2A-Version";
+
+/// A task's state, whichever version spelt it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum State {
+    Submitted,
+    Working,
+    Completed,
+    Failed,
+    Canceled,
+    Rejected,
+    InputRequired,
+    AuthRequired,
+    /// A state this tool does not know (A2A 0.3's `unknown`, a newer one).
+    Other(String),
+}
+
+impl State {
+    /// Whether the task has stopped, for good or until someone answers it.
+    pub fn is_settled(&self) -> bool {
+        !matches!(self, State::Submitted | State::Working | State::Other(_))
+    }
+
+    fn read(protocol: A2aProtocol, text: &str) -> Result<State, String> {
+        let v1 = text.strip_prefix("TASK_STATE_");
+        let name = match (protocol, v1) {
+            (A2aProtocol::V1_0, Some(name)) => name.to_ascii_lowercase().replace('_', "-"),
+            (A2aProtocol::V0_3, None) => text.to_string(),
+            (A2aProtocol::V0_3, Some(_)) => {
+                return Err(format!("a task state of A2A 1.0 ({text:?})"));
+            }
+            (A2aProtocol::V1_0, None) => {
+                return Err(format!("a task state of A2A 0.3 ({text:?})"));
+            }
+        };
+        Ok(match name.as_str() {
+            "submitted" => State::Submitted,
+            "working" => State::Working,
+            "completed" => State::Completed,
+            "failed" => State::Failed,
+            "canceled" => State::Canceled,
+            "rejected" => State::Rejected,
+            "input-required" => State::InputRequired,
+            "auth-required" => State::AuthRequired,
+            _ => State::Other(text.to_string()),
+        })
+    }
+
+    /// The state in words, for a failed run's reason.
+    pub fn words(&self) -> &str {
+        match self {
+            State::Submitted => "submitted",
+            State::Working => "working",
+            State::Completed => "completed",
+            State::Failed => "failed",
+            State::Canceled => "canceled",
+            State::Rejected => "rejected",
+            State::InputRequired => "input-required",
+            State::AuthRequired => "auth-required",
+            State::Other(text) => text,
+        }
+    }
+}
+
+/// A task as far as a probe needs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskView {
+    pub id: Option<String>,
+    pub context: Option<String>,
+    pub state: State,
+    /// The tool an input-required task asks to approve, if that is what it
+    /// asks.
+    pub approval_of: Option<String>,
+    /// What the Agent said to the user, as a user would read it: the text
+    /// of its artifacts, else of its status message, else of its last
+    /// message. Only a simulated user reads it.
+    pub reply: String,
+}
+
+/// What the Agent answered a message with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// A message: the turn is over.
+    Message {
+        context: Option<String>,
+        /// Its text parts.
+        reply: String,
+    },
+    Task(TaskView),
+}
+
+impl Answer {
+    pub fn context(&self) -> Option<&str> {
+        match self {
+            Answer::Message { context, .. } => context.as_deref(),
+            Answer::Task(task) => task.context.as_deref(),
+        }
+    }
+}
+
+/// One part of a user message.
+pub enum Content<'a> {
+    Text(&'a str),
+    Data(Value),
+}
+
+pub fn send_method(protocol: A2aProtocol) -> &'static str {
+    match protocol {
+        A2aProtocol::V0_3 => "message/send",
+        A2aProtocol::V1_0 => "SendMessage",
+    }
+}
+
+pub fn get_method(protocol: A2aProtocol) -> &'static str {
+    match protocol {
+        A2aProtocol::V0_3 => "tasks/get",
+        A2aProtocol::V1_0 => "GetTask",
+    }
+}
+
+/// Headers every request of this version carries.
+pub fn headers(protocol: A2aProtocol) -> &'static [(&'static str, &'static str)] {
+    match protocol {
+        A2aProtocol::V0_3 => &[],
+        A2aProtocol::V1_0 => &[(VERSION_HEADER, "1.0")],
+    }
+}
+
+/// A user message in the conversation `context`, continuing `task` when
+/// it answers one.
+pub fn user_message(
+    protocol: A2aProtocol,
+    context: &str,
+    task: Option<&str>,
+    content: Content<'_>,
+) -> Value {
+    let id = uuid::Uuid::new_v4().to_string();
+    let mut message = match protocol {
+        A2aProtocol::V0_3 => {
+            let part = match content {
+                Content::Text(text) => json!({"kind": "text", "text": text}),
+                Content::Data(data) => json!({"kind": "data", "data": data}),
+            };
+            json!({"kind": "message", "role": "user", "messageId": id, "contextId": context, "parts": [part]})
+        }
+        A2aProtocol::V1_0 => {
+            let part = match content {
+                Content::Text(text) => json!({"text": text}),
+                Content::Data(data) => json!({"data": data}),
+            };
+            json!({"role": "ROLE_USER", "messageId": id, "contextId": context, "parts": [part]})
+        }
+    };
+    if let Some(task) = task {
+        message["taskId"] = json!(task);
+    }
+    message
+}
+
+/// What a `send_method` result says, or which version's body it is instead.
+pub fn read_send(protocol: A2aProtocol, result: &Value) -> Result<Answer, String> {
+    match protocol {
+        A2aProtocol::V0_3 => {
+            if result.get("task").is_some() || result.get("message").is_some() {
+                return Err(mismatch(
+                    protocol,
+                    "a SendMessageResponse of A2A 1.0 (`task`/`message`, no `kind`)",
+                ));
+            }
+            match result.get("kind").and_then(Value::as_str) {
+                Some("message") => Ok(Answer::Message {
+                    context: text(&result["contextId"]),
+                    reply: texts(&result["parts"]),
+                }),
+                Some("task") => read_task(protocol, result).map(Answer::Task),
+                Some(other) => Err(format!(
+                    "answered with a {other:?}, not a task or a message"
+                )),
+                None => Err(mismatch(protocol, "an object without `kind`")),
+            }
+        }
+        A2aProtocol::V1_0 => {
+            if let Some(kind) = result.get("kind") {
+                return Err(mismatch(
+                    protocol,
+                    &format!("a body of A2A 0.3 (`kind`: {kind})"),
+                ));
+            }
+            match (result.get("task"), result.get("message")) {
+                (Some(task), None) => read_task(protocol, task).map(Answer::Task),
+                (None, Some(message)) => Ok(Answer::Message {
+                    context: text(&message["contextId"]),
+                    reply: texts(&message["parts"]),
+                }),
+                _ => Err(mismatch(
+                    protocol,
+                    "an object with neither or both of `task` and `message`",
+                )),
+            }
+        }
+    }
+}
+
+/// What a `get_method` result (a task) says.
+pub fn read_get(protocol: A2aProtocol, result: &Value) -> Result<TaskView, String> {
+    if protocol == A2aProtocol::V1_0 && result.get("kind").is_some() {
+        return Err(mismatch(protocol, "a task of A2A 0.3 (`kind`)"));
+    }
+    read_task(protocol, result)
+}
+
+fn read_task(protocol: A2aProtocol, task: &Value) -> Result<TaskView, String> {
+    let state = match task["status"]["state"].as_str() {
+        Some(state) => State::read(protocol, state).map_err(|e| mismatch(protocol, &e))?,
+        None => State::Other(String::new()),
+    };
+    Ok(TaskView {
+        id: text(&task["id"]),
+        context: text(&task["contextId"]),
+        approval_of: (state == State::InputRequired)
+            .then(|| confirmation(task))
+            .flatten(),
+        reply: reply_of(task),
+        state,
+    })
+}
+
+/// The text parts of a list of parts, one a line: a text part is
+/// `{"kind": "text", "text": …}` in 0.3 and `{"text": …}` in 1.0.
+fn texts(parts: &Value) -> String {
+    let lines: Vec<&str> = parts
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["text"].as_str())
+        .filter(|t| !t.trim().is_empty())
+        .collect();
+    lines.join("\n")
+}
+
+/// What a task says to the user: its artifacts, else its status message,
+/// else the last message of its history from the Agent (`agent` in 0.3,
+/// `ROLE_AGENT` in 1.0).
+fn reply_of(task: &Value) -> String {
+    let artifacts: Vec<String> = task["artifacts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| texts(&a["parts"]))
+        .filter(|t| !t.is_empty())
+        .collect();
+    if !artifacts.is_empty() {
+        return artifacts.join("\n");
+    }
+    let status = texts(&task["status"]["message"]["parts"]);
+    if !status.is_empty() {
+        return status;
+    }
+    task["history"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .rev()
+        .find(|m| matches!(m["role"].as_str(), Some("agent" | "ROLE_AGENT")))
+        .map(|m| texts(&m["parts"]))
+        .unwrap_or_default()
+}
+
+fn mismatch(protocol: A2aProtocol, found: &str) -> String {
+    format!(
+        "answered an {} request with {found}: the Agent speaks another A2A version (set probes.protocol, or --a2a-protocol)",
+        protocol.words()
+    )
+}
+
+fn text(value: &Value) -> Option<String> {
+    value.as_str().map(str::to_string)
+}
+
+/// The tool an `input-required` task asks to approve: ADK's
+/// `adk_request_confirmation` call, in the status message or the last
+/// history message. A data part is `{"kind": "data", "data": …}` in 0.3
+/// and `{"data": …}` in 1.0; both have `data`.
+fn confirmation(task: &Value) -> Option<String> {
+    let status = task["status"]["message"]["parts"].as_array();
+    let history = task["history"]
+        .as_array()
+        .and_then(|h| h.last())
+        .and_then(|m| m["parts"].as_array());
+    status
+        .into_iter()
+        .chain(history)
+        .flatten()
+        .find(|p| p["data"]["name"] == "adk_request_confirmation")
+        .map(|p| {
+            let call = &p["data"]["args"]["originalFunctionCall"];
+            call["name"].as_str().unwrap_or("a tool").to_string()
+        })
+}
+
+#[cfg(test)]
+mod tests;
