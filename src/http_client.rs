@@ -34,17 +34,28 @@ pub enum HttpError {
     Transport(String),
 }
 
-/// `base` with `segments` added to its path, one path segment each: a `/`,
-/// `?`, `#` or `%` in a segment is escaped, never read as structure, and an
-/// empty, `.` or `..` segment is refused (a URL parser would resolve it).
-/// Every URL built from a value a suite or a record supplies is built here.
-/// An empty last segment gives a trailing slash.
+/// `base` with `segments` added to its path, one path segment each. A
+/// segment holding what a router may read as structure is refused, not
+/// escaped: kagent's router (gorilla/mux) matches the decoded path, so an
+/// escaped `/` is a separator again there. Refused: `/`, `\`, `%`, `?`,
+/// `#`, control characters, and an empty, `.` or `..` segment (a URL
+/// parser would resolve it). Every URL built from a value a suite, a
+/// tenant's object or a record supplies is built here. An empty last
+/// segment gives a trailing slash.
 pub fn endpoint(base: &str, segments: &[&str]) -> Result<reqwest::Url, String> {
     let mut url = reqwest::Url::parse(base).map_err(|e| format!("{base} is not a URL: {e}"))?;
     let last = segments.len().saturating_sub(1);
     for (i, segment) in segments.iter().enumerate() {
         if matches!(*segment, "." | "..") || (segment.is_empty() && i != last) {
             return Err(format!("{segment:?} cannot be a segment of a URL path"));
+        }
+        if let Some(c) = segment
+            .chars()
+            .find(|c| matches!(c, '/' | '\\' | '%' | '?' | '#'))
+        {
+            return Err(format!(
+                "{segment:?} holds {c:?}, which a router may read as part of the path; refused"
+            ));
         }
         if segment.chars().any(char::is_control) {
             return Err(format!("{segment:?} holds a control character"));
@@ -57,15 +68,11 @@ pub fn endpoint(base: &str, segments: &[&str]) -> Result<reqwest::Url, String> {
     Ok(url)
 }
 
+/// A client that answers a redirect with the redirect itself: every party
+/// we call gets a credential (a bearer token, an API key), and a redirect
+/// is never followed with it, to another origin or to another path of the
+/// same one.
 pub fn client(timeout: Duration) -> Result<reqwest::Client, String> {
-    builder(timeout)
-        .build()
-        .map_err(|e| format!("cannot build an HTTP client: {e}"))
-}
-
-/// A client that answers a redirect with the redirect itself: a party we
-/// were pointed at does not get to point our requests somewhere else.
-pub fn client_without_redirects(timeout: Duration) -> Result<reqwest::Client, String> {
     builder(timeout)
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -175,6 +182,18 @@ pub async fn send_throttled(
         let mut asked = None;
         match build().send().await {
             Ok(response) if response.status().is_success() => return Ok(response),
+            Ok(response) if response.status().is_redirection() => {
+                let to = response
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|l| l.to_str().ok())
+                    .map(crate::core::redact::url_for_display)
+                    .unwrap_or_default();
+                return Err(HttpError::Status {
+                    status: response.status(),
+                    message: format!("a redirect to {to:?}, not followed"),
+                });
+            }
             Ok(response) if !retryable(response.status()) => {
                 let status = response.status();
                 let message = response.text().await.unwrap_or_default();
@@ -242,19 +261,16 @@ mod tests {
     use super::endpoint;
 
     #[test]
-    fn a_segment_stays_one_segment_whatever_it_holds() {
+    fn a_segment_stays_one_segment_even_after_a_router_decodes_it() {
         let base = "http://kagent:8083/base/";
         let built = |segment: &str| {
             endpoint(base, &["api", "a2a", segment, "agent", ""]).map(|u| u.to_string())
         };
         for (segment, path) in [
             ("team-a", "/base/api/a2a/team-a/agent/"),
-            ("team/b", "/base/api/a2a/team%2Fb/agent/"),
-            ("%2F", "/base/api/a2a/%252F/agent/"),
-            ("a?b", "/base/api/a2a/a%3Fb/agent/"),
-            ("a#b", "/base/api/a2a/a%23b/agent/"),
             ("équipe", "/base/api/a2a/%C3%A9quipe/agent/"),
             ("..a", "/base/api/a2a/..a/agent/"),
+            ("a:b@c+d=e~f", "/base/api/a2a/a:b@c+d=e~f/agent/"),
         ] {
             let url = built(segment).unwrap();
             assert_eq!(url, format!("http://kagent:8083{path}"), "{segment:?}");
@@ -263,7 +279,10 @@ mod tests {
             assert_eq!(parsed.query(), None);
             assert_eq!(parsed.fragment(), None);
         }
-        for hostile in ["..", ".", "", "a\nb"] {
+        // Escaped, each of these is a separator again once decoded.
+        for hostile in [
+            "..", ".", "", "a\nb", "team/b", "%2F", "a%2Fb", "a?b", "a#b", "a\\b",
+        ] {
             assert!(built(hostile).is_err(), "{hostile:?} was accepted");
         }
         assert_eq!(

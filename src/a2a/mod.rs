@@ -132,7 +132,7 @@ impl A2aClient {
         }
         // Each request may wait for the Agent's whole turn; the probe's own
         // timeout bounds the run.
-        let client = http_client::client_without_redirects(Duration::from_secs(3600))?;
+        let client = http_client::client(Duration::from_secs(3600))?;
         Ok(A2aClient {
             url: url.to_string(),
             client,

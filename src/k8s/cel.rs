@@ -139,7 +139,7 @@ fn cel(rule: &Rule) -> String {
                 base
             }
         }
-        Rule::KubernetesName { field, kind } => {
+        Rule::Name { field, kind } => {
             let f = field_name(field);
             format!(
                 "!has(self.{f}) || (size(self.{f}) <= {} && self.{f}.matches('{}'))",

@@ -6,7 +6,7 @@ use crate::core::efficiency::EfficiencyStats;
 use crate::core::suite::bounds::OBJECT_NAME_MAX;
 use crate::core::suite::gate::{Comparison, GateReport, Means};
 use crate::core::suite::report::Outcome;
-use crate::core::suite::rules::{NameKind, Ruled, Validation, attach, kubernetes_name};
+use crate::core::suite::rules::{NameKind, Ruled, Validation, attach, name_rule};
 use crate::core::suite::spec::{AgentApiVersion, SuiteSpec};
 use crate::k8s::vocabulary::{Failure, RunResult};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
@@ -131,8 +131,10 @@ pub struct Health {
 )]
 #[serde(rename_all = "camelCase")]
 #[schemars(transform = super::cel::rules_as_cel)]
+// On the spec, not on `suiteRef`: rules set on a field replace those of its
+// type, and `SuiteRef` carries the name rule.
+#[schemars(extend("x-kubernetes-validations" = [{"rule": "self.suiteRef == oldSelf.suiteRef", "message": "suiteRef cannot change", "fieldPath": ".suiteRef"}]))]
 pub struct EvalRunSpec {
-    #[schemars(extend("x-kubernetes-validations" = [{"rule": "self == oldSelf", "message": "suiteRef cannot change"}]))]
     pub suite_ref: SuiteRef,
     #[serde(default)]
     pub trigger: Trigger,
@@ -156,7 +158,7 @@ pub struct SuiteRef {
 
 impl Ruled for SuiteRef {
     fn rules() -> Vec<Validation> {
-        vec![kubernetes_name("name", NameKind::Object)]
+        vec![name_rule("name", NameKind::Object)]
     }
 }
 

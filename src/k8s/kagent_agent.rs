@@ -6,6 +6,7 @@
 //! is configuration, never a prompt's text or an environment value.
 
 use crate::core::pyjson::{Layout, dumps_sorted};
+use crate::core::suite::rules::NameKind;
 use crate::core::suite::spec::AgentApiVersion;
 use crate::k8s::crd::{AgentSnapshot, HarnessSnapshot, TemplateSnapshot};
 use serde_json::{Value, json};
@@ -54,7 +55,15 @@ pub fn placement(agent_spec: &Value, half: Half) -> Result<Placement, String> {
         .and_then(Value::as_str);
     match (inline, named) {
         (Some(spec), None) => Ok(Placement::Inline(spec.clone())),
-        (None, Some(name)) if !name.is_empty() => Ok(Placement::Named(name.to_string())),
+        // The Agent is the tenant's: its reference goes into an API path
+        // only when it is an object name.
+        (None, Some(name)) if NameKind::Object.allows(name) => {
+            Ok(Placement::Named(name.to_string()))
+        }
+        (None, Some(name)) if !name.is_empty() => Err(format!(
+            "spec.{field}.ref.name {name:?} {}",
+            NameKind::Object.message()
+        )),
         (Some(_), Some(_)) => Err(format!(
             "spec.{field} sets both inline and ref, where kagent allows one"
         )),

@@ -1033,6 +1033,7 @@ fn judge_in_cluster(
         let key = match own_key {
             Some(key) => Some(key),
             None => model_config::key_secret(config)
+                .map_err(|why| refuse(RefusalReason::InvalidSpec, format!("{named}: {why}")))?
                 .map(|(name, key)| {
                     let reference = SecretKeyRef {
                         name,

@@ -4,6 +4,7 @@
 //! Never another provider's endpoint: a ModelConfig for Bedrock does not
 //! send its key to OpenAI.
 
+use crate::core::suite::rules::NameKind;
 use serde_json::Value;
 
 /// How the API key goes on the wire.
@@ -30,10 +31,21 @@ pub struct ProviderEndpoint {
 }
 
 /// The Secret and key holding the ModelConfig's API key, if it names one.
-pub fn key_secret(spec: &Value) -> Option<(String, String)> {
-    let name = spec.get("apiKeySecret")?.as_str()?;
-    let key = spec.get("apiKeySecretKey")?.as_str()?;
-    Some((name.to_string(), key.to_string()))
+/// kagent's CRD lets `apiKeySecret` be any string, and the ModelConfig is
+/// the tenant's: a name that is not a Secret name never reaches the
+/// Secret's API path.
+pub fn key_secret(spec: &Value) -> Result<Option<(String, String)>, String> {
+    let field = |name: &str| spec.get(name).and_then(Value::as_str);
+    let (Some(name), Some(key)) = (field("apiKeySecret"), field("apiKeySecretKey")) else {
+        return Ok(None);
+    };
+    if !NameKind::Object.allows(name) {
+        return Err(format!(
+            "apiKeySecret {name:?} {}",
+            NameKind::Object.message()
+        ));
+    }
+    Ok(Some((name.to_string(), key.to_string())))
 }
 
 fn text<'v>(spec: &'v Value, pointer: &str) -> Option<&'v str> {
@@ -265,11 +277,29 @@ mod tests {
     #[test]
     fn default_headers_and_the_key_secret_are_read() {
         let spec = json!({"model": "m", "apiKeySecret": "openai", "apiKeySecretKey": "key", "defaultHeaders": {"x-route": "judge"}});
-        assert_eq!(key_secret(&spec), Some(("openai".into(), "key".into())));
+        assert_eq!(key_secret(&spec), Ok(Some(("openai".into(), "key".into()))));
         assert_eq!(
             endpoint(&spec).unwrap().headers,
             [("x-route".to_string(), "judge".to_string())]
         );
-        assert_eq!(key_secret(&json!({"model": "m"})), None);
+        assert_eq!(key_secret(&json!({"model": "m"})), Ok(None));
+    }
+
+    #[test]
+    fn a_key_secret_that_is_no_secret_name_is_refused() {
+        for hostile in [
+            "../../team-b/secrets/b-openai",
+            "a-openai?labelSelector=x",
+            "a/b",
+            "..",
+            "A",
+        ] {
+            let spec = json!({"model": "m", "apiKeySecret": hostile, "apiKeySecretKey": "key"});
+            let why = key_secret(&spec).unwrap_err();
+            assert!(
+                why.contains("must be a Kubernetes object name"),
+                "{hostile}: {why}"
+            );
+        }
     }
 }

@@ -17,6 +17,7 @@ use super::{
 use crate::core::ingest::{Issue, KeepJson, Origin, Parsed, RawEvent, RawEvents, parse_event};
 use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{AgentRef, SessionKey};
+use crate::core::suite::rules::NameKind;
 use crate::core::task::{Record, RecordChoice};
 use crate::http_client::{self, HttpError, Retry};
 use crate::secret::Secret;
@@ -313,6 +314,9 @@ struct Answered {
     events: Vec<Value>,
     /// Its A2A tasks, when the session is read from them instead.
     tasks: Option<Vec<StoredTask>>,
+    /// Why it was not asked for: an id listed by kagent that is no session
+    /// id cannot go into a path.
+    refused: Option<String>,
 }
 
 impl KagentApi {
@@ -325,6 +329,19 @@ impl KagentApi {
         record: RecordChoice,
     ) -> Result<Option<Answered>, SourceError> {
         let user = key.user_id.clone().unwrap_or_else(|| self.user.clone());
+        if !NameKind::Id.allows(&key.id) {
+            return Ok(Some(Answered {
+                key: SessionKey::new(key.id.clone(), Some(user)),
+                agent_id: agent.map(AgentRef::kagent_id),
+                events: Vec::new(),
+                tasks: None,
+                refused: Some(format!(
+                    "kagent listed the session id {:?}, which {}; not asked for",
+                    key.id,
+                    NameKind::Id.message()
+                )),
+            }));
+        }
         let path = ["api", "sessions", key.id.as_str()];
         let mut data = match self.get(&path, &user, &[("order", "asc")]).await? {
             Answer::Data(data) => data,
@@ -357,6 +374,7 @@ impl KagentApi {
             agent_id: owner,
             events,
             tasks,
+            refused: None,
         }))
     }
 }
@@ -403,9 +421,10 @@ impl Answered {
             revision: None,
             rows: None,
         };
-        match self.tasks {
-            Some(tasks) => session.use_tasks(tasks, source, keep),
-            None => session.raw = read_events(self.events, source, keep),
+        match (self.refused, self.tasks) {
+            (Some(why), _) => session.raw.issues.push(Issue::new(source, why)),
+            (None, Some(tasks)) => session.use_tasks(tasks, source, keep),
+            (None, None) => session.raw = read_events(self.events, source, keep),
         }
         session
     }

@@ -34,6 +34,11 @@ pub fn tests() -> Vec<Test> {
             needs: &[Need::ControlPlane],
             run: status_writes_do_not_touch_spec,
         },
+        Test {
+            name: "crds::a_run_names_its_suite_by_an_object_name_that_cannot_change",
+            needs: &[Need::ControlPlane],
+            run: run_suite_ref,
+        },
     ]
 }
 
@@ -365,6 +370,17 @@ fn invalid_suites() -> Vec<Invalid> {
             "spec.judge.modelConfigRef.name",
             Some("must be a Kubernetes object name"),
         ),
+        // A session id goes into kagent's route, which decodes `%2F`.
+        invalid(
+            json!({"cases": [{"name": "a", "sessionId": "agent/team-b/k8s-agent", "evaluators": [loops.clone()]}]}),
+            "spec.cases[0].sessionId",
+            Some("must be an id"),
+        ),
+        invalid(
+            json!({"cases": [{"name": "a", "sessionId": "..", "evaluators": [loops.clone()]}]}),
+            "spec.cases[0].sessionId",
+            Some("must be an id"),
+        ),
         // Two bounds the command line once left to the schema alone.
         invalid(
             with(json!({"probes": {"enabled": true, "maxRuns": 101}})),
@@ -481,5 +497,55 @@ fn status_writes_do_not_touch_spec() {
         plain["status"] = json!({"observedGeneration": 7});
         let after = api.patch("s", &PatchParams::apply("user"), &Patch::Apply(&plain)).await.unwrap();
         assert_eq!(after.status.unwrap().observed_generation, None, "status ignored by the main resource");
+    });
+}
+
+fn run_suite_ref() {
+    let plane = control_plane();
+    runtime().block_on(async {
+        let client = plane.client().await;
+        let ns = namespace(&client, "run-suite-ref").await;
+        let api: Api<kagent_evals::k8s::crd::EvalRun> = Api::namespaced(client, &ns);
+        let run = |suite: &str| {
+            json!({
+                "apiVersion": "evals.kagent.dev/v1alpha1",
+                "kind": "EvalRun",
+                "metadata": {"name": "r"},
+                "spec": {"suiteRef": {"name": suite}}
+            })
+        };
+        for hostile in ["../team-b/k8s-agent", "a/b", "x?y", "%2F"] {
+            let refused = api
+                .patch(
+                    "r",
+                    &PatchParams::apply("user"),
+                    &Patch::Apply(&run(hostile)),
+                )
+                .await
+                .expect_err(hostile)
+                .to_string();
+            assert!(
+                refused.contains("spec.suiteRef.name")
+                    && refused.contains("must be a Kubernetes object name"),
+                "{hostile}: {refused}"
+            );
+        }
+        api.patch(
+            "r",
+            &PatchParams::apply("user"),
+            &Patch::Apply(&run("nightly")),
+        )
+        .await
+        .unwrap();
+        let moved = api
+            .patch(
+                "r",
+                &PatchParams::apply("user"),
+                &Patch::Apply(&run("other")),
+            )
+            .await
+            .expect_err("suiteRef is immutable")
+            .to_string();
+        assert!(moved.contains("suiteRef cannot change"), "{moved}");
     });
 }

@@ -42,6 +42,11 @@ pub fn tests() -> Vec<Test> {
             run: model_configs,
         },
         Test {
+            name: "trust::no_token_reaches_a_path_outside_the_agent_through_a_decoding_router",
+            needs: &[Need::ControlPlane],
+            run: decoding_router,
+        },
+        Test {
             name: "trust::the_operators_adk_database_is_read_only_for_the_agents_app",
             needs: &[Need::ControlPlane, Need::Postgres],
             run: adk_database,
@@ -327,5 +332,185 @@ fn adk_database() {
         assert_eq!(status.phase, Some(Phase::Succeeded), "{status:?}");
         assert_eq!(status.sessions_evaluated, Some(3));
         assert!(status.source.unwrap().starts_with("the suite's own ADK PostgreSQL database"));
+    });
+}
+
+/// A path as gorilla/mux matches it with its default settings: decoded
+/// (`%2F` is a `/` again), then cleaned as Go's `path.Clean` does; a path
+/// that cleaning changes is answered with a 301 to the clean one.
+fn as_gorilla_sees_it(raw: &str) -> (String, bool) {
+    let decoded = percent_encoding::percent_decode_str(raw)
+        .decode_utf8_lossy()
+        .to_string();
+    let mut clean: Vec<&str> = Vec::new();
+    for segment in decoded.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                clean.pop();
+            }
+            s => clean.push(s),
+        }
+    }
+    let mut cleaned = format!("/{}", clean.join("/"));
+    if decoded.ends_with('/') && cleaned != "/" {
+        cleaned.push('/');
+    }
+    let moved = cleaned != decoded;
+    (cleaned, moved)
+}
+
+/// What the decoding router saw: each request's decoded, cleaned path and
+/// its bearer token.
+type Routed = Arc<Mutex<Vec<(String, Option<String>)>>>;
+
+/// kagent's session routes behind a router that decodes and cleans paths.
+/// The agent `weather-assistant` of `ns` lists, beside its one real
+/// session, ids that a decoding router reads as other routes; the agent
+/// `redirecting` lists one session whose route answers a redirect into
+/// another namespace.
+async fn decoding_kagent(ns: &str) -> (String, Routed) {
+    struct Routes {
+        seen: Routed,
+        owner: String,
+    }
+    async fn answer(State(routes): State<Arc<Routes>>, request: Request) -> Response {
+        let (path, moved) = as_gorilla_sees_it(request.uri().path());
+        let token = request
+            .headers()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .map(String::from);
+        routes.seen.lock().unwrap().push((path.clone(), token));
+        if moved {
+            return (StatusCode::MOVED_PERMANENTLY, [("location", path)]).into_response();
+        }
+        let listing = |ids: &[&str]| {
+            let now = jiff::Timestamp::now().to_string();
+            let sessions: Vec<Value> = ids
+                .iter()
+                .map(|id| json!({"id": id, "user_id": "u", "updated_at": now}))
+                .collect();
+            axum::Json(json!({"error": false, "data": sessions})).into_response()
+        };
+        let listed = path.strip_prefix("/api/sessions/agent/");
+        match path.as_str() {
+            _ if listed.is_some_and(|a| a.ends_with("/weather-assistant")) => listing(&[
+                "grounded",
+                "agent/team-b/k8s-agent",
+                "..",
+                "../../api/sessions/agent/team-b/k8s-agent",
+                "a%2Fb",
+                "a\\b",
+                "a?b",
+            ]),
+            _ if listed.is_some_and(|a| a.ends_with("/redirecting")) => listing(&["redirected"]),
+            "/api/sessions/redirected" => (
+                StatusCode::MOVED_PERMANENTLY,
+                [("location", "/api/sessions/agent/team-b/k8s-agent")],
+            )
+                .into_response(),
+            "/api/sessions/grounded" => {
+                let events: Vec<Value> = captured("weather-grounded.jsonl")
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, data)| json!({"id": format!("ev-{i}"), "data": data}))
+                    .collect();
+                let session = json!({"id": "grounded", "agent_id": routes.owner});
+                axum::Json(json!({"error": false, "data": {"session": session, "events": events}}))
+                    .into_response()
+            }
+            _ => (
+                StatusCode::NOT_FOUND,
+                axum::Json(json!({"error": "not found"})),
+            )
+                .into_response(),
+        }
+    }
+    let routes = Arc::new(Routes {
+        seen: Routed::default(),
+        owner: format!("{ns}__NS__weather_assistant").replace('-', "_"),
+    });
+    let seen = routes.seen.clone();
+    let app = axum::Router::new().fallback(answer).with_state(routes);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, seen)
+}
+
+/// Session ids listed by kagent that a decoding router reads as other
+/// routes are never asked for, and a redirect is never followed: the
+/// operator's token reaches only the suite's Agent's routes.
+fn decoding_router() {
+    let plane = control_plane();
+    runtime().block_on(async {
+        let client = plane.client().await;
+        let ns = namespace(&client, "trust-routes").await;
+        agent(&client, &ns, "weather-assistant", "weather").await;
+        agent(&client, &ns, "redirecting", "weather").await;
+        let (url, seen) = decoding_kagent(&ns).await;
+        let mut cfg = config(&ns, "replica-a", None);
+        cfg.defaults = RunnerSettings {
+            source: Some(SourceKind::KagentApi),
+            api_url: Some(url),
+            api_token: Some(Secret::new("operator-token-9z8y")),
+            ..RunnerSettings::new(Party::Operator)
+        };
+        let replica = start(&plane, cfg).await;
+        let hostile = run_suite(
+            &client,
+            &ns,
+            "hostile-ids",
+            weather_suite(&ns, "hostile-ids", "weather-assistant"),
+        )
+        .await;
+        let redirected = run_suite(
+            &client,
+            &ns,
+            "redirected",
+            weather_suite(&ns, "redirected", "redirecting"),
+        )
+        .await;
+        replica.stop().await;
+
+        let seen = std::mem::take(&mut *seen.lock().unwrap());
+        let allowed = [
+            format!("/api/sessions/agent/{ns}/weather-assistant"),
+            format!("/api/sessions/agent/{ns}/redirecting"),
+            "/api/sessions/grounded".to_string(),
+            "/api/sessions/grounded/tasks".to_string(),
+            "/api/sessions/redirected".to_string(),
+        ];
+        assert!(
+            seen.iter()
+                .any(|(path, _)| path == "/api/sessions/grounded"),
+            "{seen:?}"
+        );
+        assert!(
+            seen.iter()
+                .any(|(path, _)| path == "/api/sessions/redirected"),
+            "{seen:?}"
+        );
+        let strayed: Vec<_> = seen
+            .iter()
+            .filter(|(path, _)| !allowed.contains(path))
+            .collect();
+        assert!(
+            strayed.is_empty(),
+            "requests outside the Agent's routes: {strayed:?}"
+        );
+        // The ids were refused, and said to be: the run does not pass on
+        // sessions it did not read.
+        assert_ne!(hostile.phase, Some(Phase::Succeeded), "{hostile:?}");
+        assert_eq!(redirected.phase, Some(Phase::Error), "{redirected:?}");
+        assert!(
+            redirected
+                .message
+                .as_deref()
+                .unwrap_or("")
+                .contains("not followed"),
+            "{redirected:?}"
+        );
     });
 }

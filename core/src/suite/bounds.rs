@@ -53,6 +53,8 @@ pub const PROBE_TIMEOUT_SECONDS: Bounds<u32> = Bounds { min: 1, max: 3600 };
 /// The longest object name and namespace Kubernetes allows.
 pub const OBJECT_NAME_MAX: usize = 253;
 pub const NAMESPACE_MAX: usize = 63;
+/// The longest session or user id a suite may give.
+pub const ID_MAX: usize = 256;
 
 /// `sessions.limit`.
 pub const SESSION_LIMIT_MIN: u32 = 1;

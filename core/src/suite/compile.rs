@@ -7,9 +7,9 @@ use super::evaluators::SuiteScope;
 use super::rules::NameKind;
 use super::select::Selection;
 use super::spec::{
-    Approvals, Case, EvaluatorSpec, EvaluatorType, GateMode, JudgeSpec, MaxIncrease, PriceSpec,
-    ProbeSpec, ScenarioSpec, SecretKeyRef, SelectSpec, SessionMatch, SuiteSpec, Unmeasured,
-    UnreadableEvents,
+    Approvals, Case, EvaluatorSpec, EvaluatorType, GateMode, JudgeSpec, KagentApiSpec, MaxIncrease,
+    PriceSpec, ProbeSpec, ScenarioSpec, SecretKeyRef, SelectSpec, SessionMatch, SourceSpec,
+    SuiteSpec, Unmeasured, UnreadableEvents,
 };
 use crate::convert::ConvertOptions;
 use crate::efficiency::Price;
@@ -304,9 +304,9 @@ fn secret_references(spec: &SuiteSpec) -> Vec<(&'static str, &SecretKeyRef)> {
     .collect()
 }
 
-/// Every Kubernetes name a suite gives, with its field path below `spec`
-/// and the kind of name it must be: none may become a path elsewhere.
-fn kubernetes_names(spec: &SuiteSpec) -> Vec<(String, &str, NameKind)> {
+/// Every name a suite gives that may reach a URL or an API path, with its
+/// field path below `spec` and the kind of name it must be.
+fn path_names(spec: &SuiteSpec) -> Vec<(String, &str, NameKind)> {
     let mut names = Vec::new();
     if let Some(agent) = &spec.agent_ref {
         names.push((
@@ -340,6 +340,34 @@ fn kubernetes_names(spec: &SuiteSpec) -> Vec<(String, &str, NameKind)> {
             NameKind::Object,
         ));
     }
+    if let Some(SourceSpec {
+        kagent_api: Some(KagentApiSpec {
+            user_id: Some(user),
+            ..
+        }),
+        ..
+    }) = &spec.source
+    {
+        names.push((
+            "source.kagentApi.userId".to_string(),
+            user.as_str(),
+            NameKind::Id,
+        ));
+    }
+    for (i, case) in spec.cases.iter().enumerate() {
+        let ids = [
+            ("sessionId", case.session_id.as_ref()),
+            (
+                "probe.userId",
+                case.probe.as_ref().and_then(|p| p.user_id.as_ref()),
+            ),
+        ];
+        for (field, id) in ids {
+            if let Some(id) = id {
+                names.push((format!("cases[{i}].{field}"), id.as_str(), NameKind::Id));
+            }
+        }
+    }
     names
 }
 
@@ -372,7 +400,7 @@ pub fn compile(
             .kind()
             .map_err(|e| error(format!("{at}.source"), e))?;
     }
-    for (field, name, kind) in kubernetes_names(spec) {
+    for (field, name, kind) in path_names(spec) {
         if !kind.allows(name) {
             return Err(error(format!("{at}.{field}"), kind.message()));
         }

@@ -46,13 +46,13 @@ pub enum Rule {
     },
     /// When `field` is set and `tag` is, `tag` holds the field's name.
     FieldNamesTag { field: String, tag: String },
-    /// When `field` is set, it is a Kubernetes name of this kind.
-    KubernetesName { field: String, kind: NameKind },
+    /// When `field` is set, it is a name of this kind.
+    Name { field: String, kind: NameKind },
 }
 
-/// What Kubernetes allows a name to be: every name a suite gives for an
-/// object or a namespace must be one, so that none can become a `..` or a
-/// `/` in a URL or an API path.
+/// What a name that ends up in a URL or an API path may be: every name a
+/// suite gives for an object, a namespace or a session must be one, so that
+/// none can become a `..` or a `/` there, even after a router decodes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum NameKind {
@@ -60,6 +60,11 @@ pub enum NameKind {
     Object,
     /// A namespace: a DNS-1123 label.
     Namespace,
+    /// A session or user id: letters, digits and `-_.:@+=~`, starting with
+    /// a letter or digit. Nothing a router decodes into a separator (`/`,
+    /// `\\`, `%`, `?`, `#`), never `.` or `..`, and nothing a header
+    /// cannot carry.
+    Id,
 }
 
 impl NameKind {
@@ -68,6 +73,7 @@ impl NameKind {
         match self {
             NameKind::Object => bounds::OBJECT_NAME_MAX,
             NameKind::Namespace => bounds::NAMESPACE_MAX,
+            NameKind::Id => bounds::ID_MAX,
         }
     }
 
@@ -78,6 +84,7 @@ impl NameKind {
                 r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
             }
             NameKind::Namespace => "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+            NameKind::Id => "^[A-Za-z0-9][-A-Za-z0-9_.:@+=~]*$",
         }
     }
 
@@ -89,6 +96,9 @@ impl NameKind {
             }
             NameKind::Namespace => {
                 "must be a Kubernetes namespace (a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)"
+            }
+            NameKind::Id => {
+                "must be an id: letters, digits and '-_.:@+=~', starting with a letter or digit, at most 256 characters (no '/', '\\', '%', '?' or '#', which a router may read as structure)"
             }
         }
     }
@@ -106,6 +116,12 @@ impl NameKind {
             && match self {
                 NameKind::Object => name.split('.').all(label),
                 NameKind::Namespace => label(name),
+                NameKind::Id => {
+                    name.starts_with(|c: char| c.is_ascii_alphanumeric())
+                        && name
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"-_.:@+=~".contains(&b))
+                }
             }
     }
 }
@@ -177,7 +193,7 @@ impl Validation {
                         .get(tag)
                         .is_none_or(|t| t.as_str() == Some(field.as_str()))
             }
-            Rule::KubernetesName { field, kind } => object
+            Rule::Name { field, kind } => object
                 .get(field)
                 .is_none_or(|v| v.as_str().is_some_and(|name| kind.allows(name))),
         }
@@ -195,10 +211,10 @@ pub fn attach<T: Ruled>(schema: &mut Schema) {
     schema.insert(RULES_KEY.into(), rules);
 }
 
-/// `field` is a Kubernetes name of `kind`, said at that field.
-pub fn kubernetes_name(field: &str, kind: NameKind) -> Validation {
+/// `field` is a name of `kind`, said at that field.
+pub fn name_rule(field: &str, kind: NameKind) -> Validation {
     Validation::new(
-        Rule::KubernetesName {
+        Rule::Name {
             field: field.to_string(),
             kind,
         },
@@ -306,32 +322,42 @@ mod tests {
     }
 
     #[test]
-    fn kubernetes_names_are_what_the_api_server_allows() {
+    fn names_are_what_their_path_segment_allows() {
         let regex = |kind: NameKind| regex::Regex::new(kind.pattern()).unwrap();
-        for (name, object, namespace) in [
-            ("k8s-agent", true, true),
-            ("a.b", true, false),
-            ("..", false, false),
-            ("../team-b/k8s-agent", false, false),
-            ("a/b", false, false),
-            ("%2F", false, false),
-            ("a?b", false, false),
-            ("a#b", false, false),
-            ("agént", false, false),
-            ("-a", false, false),
-            ("a-", false, false),
-            ("A", false, false),
-            ("", false, false),
-            (&"a".repeat(64), true, false),
-            (&"a".repeat(254), false, false),
+        let kinds = [NameKind::Object, NameKind::Namespace, NameKind::Id];
+        // Allowed as an object name, a namespace, a session id.
+        for (name, allowed) in [
+            ("k8s-agent", [true, true, true]),
+            ("a.b", [true, false, true]),
+            ("..", [false, false, false]),
+            (".", [false, false, false]),
+            ("../team-b/k8s-agent", [false, false, false]),
+            ("agent/team-b/k8s-agent", [false, false, false]),
+            ("a/b", [false, false, false]),
+            ("a\\b", [false, false, false]),
+            ("%2F", [false, false, false]),
+            ("a%2Fb", [false, false, false]),
+            ("a?b", [false, false, false]),
+            ("a#b", [false, false, false]),
+            ("a b", [false, false, false]),
+            ("a\nb", [false, false, false]),
+            ("agént", [false, false, false]),
+            ("-a", [false, false, false]),
+            ("a-", [false, false, true]),
+            ("A", [false, false, true]),
+            ("", [false, false, false]),
+            ("3f0c2a8e-1b7d-4c1e-9a55-0d6f1e2b7c44", [true, true, true]),
+            ("ctx_01:user@team+x=1~2", [false, false, true]),
+            (&"a".repeat(64), [true, false, true]),
+            (&"a".repeat(254), [false, false, true]),
+            (&"a".repeat(257), [false, false, false]),
         ] {
-            assert_eq!(NameKind::Object.allows(name), object, "{name:?}");
-            assert_eq!(NameKind::Namespace.allows(name), namespace, "{name:?}");
-            for (kind, allowed) in [(NameKind::Object, object), (NameKind::Namespace, namespace)] {
+            for (kind, allowed) in kinds.into_iter().zip(allowed) {
+                assert_eq!(kind.allows(name), allowed, "{kind:?} {name:?}");
                 let matched = regex(kind).is_match(name) && name.len() <= kind.max_length();
                 assert_eq!(
                     matched, allowed,
-                    "the CEL pattern and the check agree on {name:?}"
+                    "the CEL pattern and the check agree on {kind:?} {name:?}"
                 );
             }
         }
@@ -423,9 +449,9 @@ mod tests {
                 json!({"a": 1, "type": "b"}),
             ),
         ];
-        for kind in [NameKind::Object, NameKind::Namespace] {
+        for kind in [NameKind::Object, NameKind::Namespace, NameKind::Id] {
             cases.push((
-                Rule::KubernetesName {
+                Rule::Name {
                     field: "name".into(),
                     kind,
                 },

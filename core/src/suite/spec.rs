@@ -9,9 +9,7 @@
 use super::bounds;
 use crate::score::args::ArgsMode;
 use crate::score::trajectory_match::Matching;
-use crate::suite::rules::{
-    NameKind, Rule, Ruled, Validation, attach, kubernetes_name, names, pair,
-};
+use crate::suite::rules::{NameKind, Rule, Ruled, Validation, attach, name_rule, names, pair};
 use crate::task::RecordChoice;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize};
@@ -287,6 +285,7 @@ pub struct ProbeSpec {
     /// The user the probe acts as (`X-User-Id`), default `kagent-evals-probe`:
     /// a dedicated identity, never the operator's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = bounds::ID_MAX))]
     pub user_id: Option<String>,
     /// What to answer when the Agent asks to approve a tool call: `fail`
     /// (the default: the run fails), `approve` or `reject`.
@@ -306,6 +305,7 @@ impl Ruled for ProbeSpec {
                 message,
             ),
             Validation::new(Rule::AtMostOneOf { fields: inputs }, message),
+            name_rule("userId", NameKind::Id),
         ]
     }
 }
@@ -473,7 +473,7 @@ pub struct BaselineSpec {
 
 impl Ruled for BaselineSpec {
     fn rules() -> Vec<Validation> {
-        vec![kubernetes_name("runName", NameKind::Object)]
+        vec![name_rule("runName", NameKind::Object)]
     }
 }
 
@@ -592,6 +592,7 @@ pub struct Case {
     pub name: String,
     /// Score only this session (a JSONL fixture stands in for any id).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = bounds::ID_MAX))]
     pub session_id: Option<String>,
     /// Score the selected sessions whose first user message matches.
     #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
@@ -637,12 +638,15 @@ fn is_true(b: &bool) -> bool {
 
 impl Ruled for Case {
     fn rules() -> Vec<Validation> {
-        vec![Validation::new(
-            Rule::NotBoth {
-                fields: pair("sessionId", "match"),
-            },
-            "a case selects sessions by sessionId or by match, not both",
-        )]
+        vec![
+            Validation::new(
+                Rule::NotBoth {
+                    fields: pair("sessionId", "match"),
+                },
+                "a case selects sessions by sessionId or by match, not both",
+            ),
+            name_rule("sessionId", NameKind::Id),
+        ]
     }
 }
 
@@ -741,7 +745,7 @@ pub struct LocalObjectRef {
 
 impl Ruled for LocalObjectRef {
     fn rules() -> Vec<Validation> {
-        vec![kubernetes_name("name", NameKind::Object)]
+        vec![name_rule("name", NameKind::Object)]
     }
 }
 
@@ -762,7 +766,7 @@ pub struct SecretKeyRef {
 impl Ruled for SecretKeyRef {
     fn rules() -> Vec<Validation> {
         vec![
-            kubernetes_name("name", NameKind::Object),
+            name_rule("name", NameKind::Object),
             Validation::new(
                 Rule::Absent {
                     field: "namespace".into(),
@@ -815,8 +819,8 @@ impl AgentApiVersion {
 impl Ruled for AgentRefSpec {
     fn rules() -> Vec<Validation> {
         vec![
-            kubernetes_name("name", NameKind::Object),
-            kubernetes_name("namespace", NameKind::Namespace),
+            name_rule("name", NameKind::Object),
+            name_rule("namespace", NameKind::Namespace),
         ]
     }
 }
@@ -968,6 +972,7 @@ pub struct KagentPostgresSpec {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = attach::<Self>)]
 pub struct KagentApiSpec {
     /// Base URL of the kagent controller, e.g. http://kagent-controller.kagent:8083;
     /// the operator's own kagent API when absent.
@@ -975,10 +980,17 @@ pub struct KagentApiSpec {
     pub url: Option<String>,
     /// The user whose sessions are read (default admin@kagent.dev).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = bounds::ID_MAX))]
     pub user_id: Option<String>,
     /// A bearer token, from a Secret in the suite's namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_secret_ref: Option<SecretKeyRef>,
+}
+
+impl Ruled for KagentApiSpec {
+    fn rules() -> Vec<Validation> {
+        vec![name_rule("userId", NameKind::Id)]
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -495,7 +495,14 @@ impl<'a> Execution<'a> {
                 .as_ref()
                 .is_some_and(|j| j.api_key_secret_ref.is_some());
             if let (Ok(config), false) = (&config, own_key) {
-                names.extend(model_config::key_secret(config).map(|(name, _)| name));
+                // A name that is no Secret name is not read; the resolver
+                // refuses it.
+                names.extend(
+                    model_config::key_secret(config)
+                        .ok()
+                        .flatten()
+                        .map(|(name, _)| name),
+                );
             }
             facts.model_config = Some(config);
         }

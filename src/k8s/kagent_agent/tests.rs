@@ -45,6 +45,12 @@ fn a_half_is_inline_or_named_and_never_both_or_neither() {
     let error = placement(&neither, Half::Template).unwrap_err();
     assert!(error.contains("spec.template has neither"), "{error}");
     assert!(error.contains("AgentTemplate"), "{error}");
+    let hostile = json!({"template": {"ref": {"name": "../../team-b/agenttemplates/x"}}});
+    let error = placement(&hostile, Half::Template).unwrap_err();
+    assert!(
+        error.contains("must be a Kubernetes object name"),
+        "{error}"
+    );
 }
 
 #[test]
