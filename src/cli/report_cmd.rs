@@ -7,6 +7,9 @@ use super::run_cmd::{ReportFormat, render_all};
 use super::{CommandError, Status};
 use crate::core::render::html;
 use crate::core::suite::report::Report;
+use crate::core::suite::rules::NameKind;
+use crate::k8s::api_problem;
+use crate::k8s::controller::run_decision::report_config_map;
 use k8s_openapi::api::core::v1::ConfigMap;
 use std::path::PathBuf;
 
@@ -62,18 +65,36 @@ pub async fn run(args: ReportArgs) -> Result<Status, CommandError> {
     Ok(Status::Ok)
 }
 
-/// The `report.json` of the EvalRun's `NAME-report` ConfigMap.
+/// The `report.json` of the EvalRun's full-report ConfigMap, named as the
+/// operator names it.
 async fn from_cluster(run: &str, namespace: Option<&str>) -> Result<String, CommandError> {
+    if !NameKind::Object.allows(run) {
+        return Err(CommandError(format!(
+            "evalrun/{run:?}: the run's name {}",
+            NameKind::Object.message()
+        )));
+    }
+    if let Some(namespace) = namespace.filter(|n| !NameKind::Namespace.allows(n)) {
+        return Err(CommandError(format!(
+            "--namespace {namespace:?} {}",
+            NameKind::Namespace.message()
+        )));
+    }
     let client = kube::Client::try_default()
         .await
-        .map_err(|e| CommandError(format!("cannot reach the cluster: {e}")))?;
+        .map_err(|e| CommandError(format!("cannot reach the cluster: {}", api_problem(&e))))?;
     let namespace = namespace.map_or_else(|| client.default_namespace().to_string(), String::from);
     let api: kube::Api<ConfigMap> = kube::Api::namespaced(client, &namespace);
-    let name = format!("{run}-report");
+    let name = report_config_map(run);
     let found = api
         .get_opt(&name)
         .await
-        .map_err(|e| CommandError(format!("cannot read ConfigMap {namespace}/{name}: {e}")))?
+        .map_err(|e| {
+            CommandError(format!(
+                "cannot read ConfigMap {namespace}/{name}: {}",
+                api_problem(&e)
+            ))
+        })?
         .ok_or_else(|| {
             CommandError(format!(
                 "no ConfigMap {namespace}/{name}: the full report is written only for suites with report.configMap: true"

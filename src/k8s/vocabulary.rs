@@ -129,6 +129,9 @@ pub enum Reason {
     Suspended,
     /// The schedule or time zone cannot be used.
     InvalidSchedule,
+    /// Ready=False, Stalled=True: the API server refused the suite's
+    /// scheduled run.
+    RunNotCreated,
     #[strum(transparent)]
     Failure(Failure),
 }
@@ -159,6 +162,8 @@ pub enum EventReason {
     /// Cases that do not block the run failed.
     NonBlockingCasesFailed,
     ReportNotWritten,
+    /// The API server refused the suite's scheduled run.
+    RunNotCreated,
     /// A run ended in Error, for this reason.
     #[strum(transparent)]
     Failure(Failure),

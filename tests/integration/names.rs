@@ -7,12 +7,15 @@
 
 use crate::crds::namespace;
 use crate::support::controlplane::{ControlPlane, binaries};
-use crate::support::operator::{config, finished, run_now, start};
-use crate::support::{crds, runtime};
+use crate::support::operator::{
+    agent, apply_suite, config, finished, run_now, runs_of, start, wait_for, weather_database,
+    weather_suite,
+};
+use crate::support::{control_plane, crds, runtime};
 use crate::{Need, Test};
 use axum::extract::Request;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kagent_evals::k8s::crd::{EvalSuite, Phase};
+use kagent_evals::k8s::crd::{EvalSuite, Phase, TriggerType};
 use kagent_evals::k8s::vocabulary::Failure;
 use kube::Api;
 use kube::api::{Patch, PatchParams, PostParams};
@@ -21,11 +24,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub fn tests() -> Vec<Test> {
-    vec![Test {
-        name: "names::a_suite_stored_with_hostile_names_is_refused_before_any_request",
-        needs: &[Need::ControlPlane],
-        run: stored_hostile_suite,
-    }]
+    vec![
+        Test {
+            name: "names::a_suite_stored_with_hostile_names_is_refused_before_any_request",
+            needs: &[Need::ControlPlane],
+            run: stored_hostile_suite,
+        },
+        Test {
+            name: "names::suites_with_long_names_run_each_slot_and_by_hand",
+            needs: &[Need::ControlPlane, Need::Postgres],
+            run: long_suite_names,
+        },
+    ]
 }
 
 /// The CRDs as they were before names were checked: without the name rules
@@ -181,5 +191,114 @@ fn stored_hostile_suite() {
             .filter(|e| e["user"]["username"] != "system:apiserver")
             .collect();
         assert!(secret_reads.is_empty(), "Secrets read: {secret_reads:?}");
+    });
+}
+
+/// Two valid 59-character suite names sharing their first 54 characters,
+/// and a 253-character one: each suite gets its own run of the same slot,
+/// none is refused for a label, and a run made by hand for the longest
+/// completes, so `kubectl wait` returns.
+fn long_suite_names() {
+    let plane = control_plane();
+    runtime().block_on(async {
+        let client = plane.client().await;
+        let ns = namespace(&client, "long-names").await;
+        let db = weather_database("long_names", &ns).await;
+        agent(
+            &client,
+            &ns,
+            "weather-assistant",
+            "You report the weather from the tool.",
+        )
+        .await;
+        let replica = start(&plane, config(&ns, "replica-a", Some(&db.url))).await;
+        let prefix = "n".repeat(54);
+        let longest = format!("{}.{}", "l".repeat(126), "m".repeat(126));
+        let suites = [format!("{prefix}-nine"), format!("{prefix}-nein"), longest];
+        for name in &suites {
+            let mut suite = weather_suite(&ns, name, "weather-assistant");
+            suite["spec"]["schedule"] = json!("* * * * *");
+            apply_suite(&client, &ns, &suite).await;
+        }
+        let mut slots = Vec::new();
+        for name in &suites {
+            let run = wait_for(
+                &format!("{name}'s first scheduled run"),
+                Duration::from_secs(100),
+                || async {
+                    runs_of(&client, &ns, name)
+                        .await
+                        .into_iter()
+                        .find(|r| r.spec.trigger.kind == TriggerType::Schedule)
+                },
+            )
+            .await;
+            let run_name = run.metadata.name.clone().unwrap();
+            assert!(run_name.len() <= 63, "{run_name}");
+            let done = finished(&client, &ns, &run_name, Duration::from_secs(90)).await;
+            assert_eq!(
+                done.status.and_then(|s| s.phase),
+                Some(Phase::Succeeded),
+                "{run_name}"
+            );
+            let label = done.metadata.labels.unwrap_or_default()["evals.kagent.dev/suite"].clone();
+            assert!(label.len() <= 63, "{label}");
+            slots.push(run.spec.trigger.scheduled_time.map(|t| t.0));
+        }
+        // The twins ran the same slot, each its own run (a third suite
+        // started a minute later may have met the next slot).
+        let (nine, nein) = (
+            &runs_of(&client, &ns, &suites[0]).await,
+            &runs_of(&client, &ns, &suites[1]).await,
+        );
+        let slots_of = |runs: &[kagent_evals::k8s::crd::EvalRun]| {
+            runs.iter()
+                .map(|r| r.spec.trigger.scheduled_time.clone().map(|t| t.0))
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            slots_of(nine).iter().any(|s| slots_of(nein).contains(s)),
+            "the twins never shared a slot: {slots:?}"
+        );
+        let suites_api: Api<EvalSuite> = Api::namespaced(client.clone(), &ns);
+        for name in &suites {
+            let suite = suites_api.get(name).await.unwrap();
+            let ready = suite
+                .status
+                .unwrap_or_default()
+                .conditions
+                .into_iter()
+                .find(|c| c.type_ == "Ready")
+                .unwrap();
+            assert_eq!(
+                (ready.status.as_str(), ready.reason.as_str()),
+                ("True", "Scheduled"),
+                "{name}: {}",
+                ready.message
+            );
+        }
+
+        let by_hand = "longest-by-hand";
+        run_now(&client, &ns, by_hand, &suites[2]).await;
+        let wait = plane
+            .kubectl()
+            .args([
+                "wait",
+                "--for=condition=Complete",
+                "--timeout=120s",
+                "-n",
+                &ns,
+            ])
+            .arg(format!("evalrun/{by_hand}"))
+            .output();
+        let done = finished(&client, &ns, by_hand, Duration::from_secs(90)).await;
+        replica.stop().await;
+        assert_eq!(done.status.and_then(|s| s.phase), Some(Phase::Succeeded));
+        let out = wait.unwrap();
+        assert!(
+            out.status.success(),
+            "kubectl wait: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     });
 }

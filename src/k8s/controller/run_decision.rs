@@ -393,13 +393,10 @@ pub fn finish(
     }
 }
 
-/// The name of a run's full-report ConfigMap: `<run>-report`, the run's
-/// name shortened so that the whole stays a Kubernetes name.
+/// The name of a run's full-report ConfigMap: `<run>-report`, shortened
+/// with a hash of the run's name when the whole would pass 253 characters.
 pub fn report_config_map(run: &str) -> String {
-    const SUFFIX: &str = "-report";
-    let keep = crate::core::suite::bounds::OBJECT_NAME_MAX - SUFFIX.len();
-    let stem = run[..run.len().min(keep)].trim_end_matches(['-', '.']);
-    format!("{stem}{SUFFIX}")
+    crate::k8s::names::bounded(run, "-report", crate::core::suite::bounds::OBJECT_NAME_MAX)
 }
 
 /// Case results kept in a run's status, and the length of each message: an

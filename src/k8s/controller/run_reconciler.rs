@@ -15,7 +15,7 @@
 
 use super::metrics::SuiteLabels;
 use super::run_decision::{self, Ending, Learnt, RunFacts, Start, Stopped, failure_of};
-use super::suite_decision::{SUITE_LABEL, TRIGGER_LABEL, is_done};
+use super::suite_decision::{RUN_LABEL, SUITE_LABEL, TRIGGER_LABEL, is_done};
 use super::{Context, Error, MANAGER, PlannedEvent, Regarding};
 use crate::core::session::AgentRef;
 use crate::core::suite::compile::{CompiledSuite, compile};
@@ -26,6 +26,7 @@ use crate::core::suite::spec::SuiteSpec;
 use crate::core::suite::spec::{AgentApiVersion, Unmeasured};
 use crate::k8s::crd::{API_VERSION, AgentSnapshot, EvalRun, EvalRunStatus, EvalSuite, TriggerType};
 use crate::k8s::kagent_agent::{self, Half, Placement, Resolved};
+use crate::k8s::names;
 use crate::k8s::vocabulary::{EventReason, Failure};
 use crate::pipeline::{open, run_suite};
 use crate::resolve::{
@@ -242,7 +243,7 @@ impl<'a> Execution<'a> {
             "apiVersion": API_VERSION,
             "kind": "EvalRun",
             "metadata": {
-                "labels": {SUITE_LABEL: suite.name_any(), TRIGGER_LABEL: trigger},
+                "labels": {SUITE_LABEL: names::label_value(&suite.name_any()), TRIGGER_LABEL: trigger},
                 "ownerReferences": suite.controller_owner_ref(&()).into_iter().collect::<Vec<_>>(),
             },
             "spec": {"suiteRef": self.run.spec.suite_ref}
@@ -540,7 +541,10 @@ impl<'a> Execution<'a> {
             "kind": "ConfigMap",
             "metadata": {
                 "name": name,
-                "labels": {SUITE_LABEL: self.run.spec.suite_ref.name, "evals.kagent.dev/run": self.name},
+                "labels": {
+                    SUITE_LABEL: names::label_value(&self.run.spec.suite_ref.name),
+                    RUN_LABEL: names::label_value(&self.name),
+                },
                 "ownerReferences": [owner],
             },
             "data": {"report.json": text},
@@ -696,8 +700,7 @@ fn secret_data(secret: KubeSecret) -> SecretData {
         .collect()
 }
 
-/// A Kubernetes error as one short line for a status or an Event: the
-/// verb's answer, never the response dumped whole.
+/// A Kubernetes error as one short line for a status or an Event.
 fn kube_problem(error: &Error) -> String {
     match error {
         Error::Kube(kube::Error::Api(e)) if e.code == 403 => {
@@ -707,7 +710,7 @@ fn kube_problem(error: &Error) -> String {
             )
         }
         Error::Kube(kube::Error::Api(e)) if e.code == 404 => "not found".into(),
-        Error::Kube(kube::Error::Api(e)) => format!("{} ({}): {}", e.reason, e.code, e.message),
+        Error::Kube(e) => crate::k8s::api_problem(e),
         other => other.to_string(),
     }
 }

@@ -446,3 +446,73 @@ async fn a_due_suite_creates_its_run_prunes_old_ones_and_writes_its_status_last(
     // Over the status it was decided from, or not at all.
     assert_eq!(seen[4].body["metadata"]["resourceVersion"], "1");
 }
+
+#[tokio::test]
+async fn a_run_the_api_server_refuses_leaves_the_slot_due_and_the_suite_stalled() {
+    let spec = json!({
+        "schedule": "* * * * *",
+        "cases": [{"name": "c", "evaluators": [{"name": "l", "type": "loops", "loops": {}}]}],
+    });
+    let mut suite = suite_json(spec);
+    suite["status"] = json!({"lastScheduleTime": "2026-01-01T00:02:00Z"});
+    let (service, handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let client = Client::new(service, "default");
+    let suite_answer = suite.clone();
+    let verifier = serve(handle, move |seen| {
+        match (&seen.method, seen.path.as_str()) {
+            (&Method::POST, RUNS) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Invalid", "code": 422,
+                       "message": "EvalRun.evals.kagent.dev \"nightly-1\" is invalid: metadata.labels: Invalid value"}),
+            ),
+            (&Method::POST, EVENTS) => (StatusCode::CREATED, seen.body.clone()),
+            (&Method::PATCH, p) if p.starts_with(SUITES) => echo(seen, &suite_answer),
+            (_, p) => not_found(p),
+        }
+    });
+    let ctx = context(client, ControllerConfig::default(), &[]);
+    let suite: EvalSuite = serde_json::from_value(suite).unwrap();
+    let action = suite_reconciler::reconcile(Arc::new(suite), ctx.clone())
+        .await
+        .unwrap();
+    assert!(action != Action::await_change());
+    drop(ctx);
+    let seen = verifier.await.unwrap();
+    let lines = lines(&seen);
+    let runs = format!("POST {RUNS}");
+    let creates = lines.iter().filter(|l| **l == runs).count();
+    assert_eq!(creates, 1, "{lines:#?}");
+    let warned = seen
+        .iter()
+        .find(|s| s.body["reason"] == "RunNotCreated")
+        .unwrap_or_else(|| panic!("no RunNotCreated Event: {lines:#?}"));
+    assert_eq!(warned.body["type"], "Warning");
+    let note = warned.body["note"].as_str().unwrap();
+    assert!(note.contains("Invalid (422): EvalRun"), "{note}");
+    assert!(
+        !note.contains("ErrorResponse"),
+        "no Rust debug output: {note}"
+    );
+    let status = &seen.last().unwrap().body["status"];
+    assert_eq!(
+        seen.last().unwrap().line(),
+        format!("PATCH {SUITES}/nightly/status")
+    );
+    assert_eq!(
+        status["lastScheduleTime"], "2026-01-01T00:02:00Z",
+        "the slot stays due"
+    );
+    assert_eq!(status["active"].as_array().map_or(0, Vec::len), 0);
+    let condition = |type_: &str| {
+        status["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == type_)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(condition("Ready")["status"], "False");
+    assert_eq!(condition("Ready")["reason"], "RunNotCreated");
+    assert_eq!(condition("Stalled")["status"], "True");
+}

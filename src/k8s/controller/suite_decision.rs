@@ -15,6 +15,7 @@ use crate::k8s::crd::{
     EvalRun, EvalRunSpec, EvalSuite, EvalSuiteStatus, Health, LastRun, Phase, RecentResult,
     RunReference, SuiteRef, Trigger, TriggerType,
 };
+use crate::k8s::names;
 use crate::k8s::vocabulary::{ConditionType, EventReason, Failure, Reason, RunResult};
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
@@ -24,6 +25,7 @@ use std::time::Duration;
 
 pub const SUITE_LABEL: &str = "evals.kagent.dev/suite";
 pub const TRIGGER_LABEL: &str = "evals.kagent.dev/trigger";
+pub const RUN_LABEL: &str = "evals.kagent.dev/run";
 
 /// Longest wait before looking at a suite again, whatever its schedule.
 pub const RESYNC: Duration = Duration::from_secs(300);
@@ -135,14 +137,12 @@ pub fn tick(
 
 /// The name of a scheduled run: the same slot always gives the same name,
 /// so a second replica or a restart meets AlreadyExists, not a second run.
+/// At most 63 characters, like a CronJob's Jobs; a suite whose name leaves
+/// no room for the slot is shortened with a hash of its whole name, so two
+/// suites sharing a long prefix never share a run.
 pub fn run_name(suite: &str, slot: Timestamp) -> String {
     let minutes = slot.as_second().div_euclid(60);
-    let suffix = format!("-{minutes}");
-    let keep = 63 - suffix.len();
-    format!(
-        "{}{suffix}",
-        &suite[..suite.len().min(keep)].trim_end_matches(['-', '.'])
-    )
+    names::bounded(suite, &format!("-{minutes}"), names::LABEL_VALUE_MAX)
 }
 
 /// A finished scheduled run as history sees it.
@@ -300,6 +300,64 @@ pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDeci
     }
 }
 
+/// The decision once its run could not be created, `why` in the API's
+/// words: the slot is not recorded as run (the next look tries it again),
+/// the run is not active, and the suite is `Ready=False` and `Stalled`
+/// with reason `RunNotCreated`; with the Event that says so, when that
+/// news is new.
+pub fn run_not_created(
+    suite: &EvalSuite,
+    mut decision: SuiteDecision,
+    why: &str,
+    now: Timestamp,
+) -> (SuiteDecision, Option<PlannedEvent>) {
+    let old = suite.status.clone().unwrap_or_default();
+    let run = decision
+        .create
+        .take()
+        .map(|r| r.name_any())
+        .unwrap_or_default();
+    let message = format!("the scheduled run {run} could not be created: {why}");
+    let status = &mut decision.status;
+    status.last_schedule_time = old.last_schedule_time.clone();
+    status.active.retain(|r| r.name != run);
+    // kstatus: stalled, not reconciling, whatever run was pending.
+    let wants = [
+        ConditionType::Ready,
+        ConditionType::Stalled,
+        ConditionType::Reconciling,
+    ]
+    .map(|type_| Want {
+        type_,
+        status: type_ == ConditionType::Stalled,
+        reason: Reason::RunNotCreated,
+        message: message.clone(),
+    });
+    // Merged over the conditions read, not the decision's: a Ready that
+    // was already False keeps its transition time.
+    for condition in conditions::merge(&old.conditions, &wants, suite.metadata.generation, now) {
+        if wants.iter().any(|w| w.type_.as_str() == condition.type_) {
+            match status
+                .conditions
+                .iter_mut()
+                .find(|c| c.type_ == condition.type_)
+            {
+                Some(slot) => *slot = condition,
+                None => status.conditions.push(condition),
+            }
+        }
+    }
+    let said = conditions::find(&old.conditions, ConditionType::Ready)
+        .is_some_and(|c| c.reason == Reason::RunNotCreated.as_str() && c.message == message);
+    let event = (!said).then(|| suite_event(true, EventReason::RunNotCreated, message, None));
+    decision.created_event = None;
+    decision.requeue = RETRY_CREATE;
+    (decision, event)
+}
+
+/// How soon a run that could not be created is tried again.
+pub const RETRY_CREATE: Duration = Duration::from_secs(15);
+
 fn suite_event(
     warning: bool,
     reason: EventReason,
@@ -387,11 +445,19 @@ fn plan(
         plan.created_slot = Some(slot);
     }
     if tick.passed_over > 0 {
+        // Slots also pass while a run cannot be created, with a controller
+        // leading: the Event says which.
+        let not_created = conditions::find(&old.conditions, ConditionType::Ready)
+            .is_some_and(|c| c.reason == Reason::RunNotCreated.as_str());
+        let why = match not_created {
+            true => "while the suite's run could not be created (see its Ready condition)",
+            false => "while no controller was leading",
+        };
         plan.events.push(suite_event(
             true,
             EventReason::MissedSchedules,
             format!(
-                "{} earlier slot(s) passed while no controller was leading; only the latest ran",
+                "{} earlier slot(s) passed {why}; only the latest ran",
                 tick.passed_over
             ),
             None,
@@ -670,7 +736,10 @@ fn scheduled_run(suite: &EvalSuite, slot: Timestamp) -> EvalRun {
     run.metadata.namespace = suite.namespace();
     run.metadata.labels = Some(
         [
-            (SUITE_LABEL.to_string(), suite.name_any()),
+            (
+                SUITE_LABEL.to_string(),
+                names::label_value(&suite.name_any()),
+            ),
             (TRIGGER_LABEL.to_string(), "schedule".to_string()),
         ]
         .into(),

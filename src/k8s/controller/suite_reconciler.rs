@@ -3,8 +3,9 @@
 //! only writer of EvalSuite status.
 
 use super::metrics::SuiteLabels;
-use super::suite_decision::{SuiteDecision, decide};
+use super::suite_decision::{SuiteDecision, decide, run_not_created};
 use super::{Context, Error, MANAGER};
+use crate::k8s::api_problem;
 use crate::k8s::crd::{EvalRun, EvalSuite};
 use jiff::Timestamp;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
@@ -66,14 +67,18 @@ async fn apply(suite: &EvalSuite, decision: SuiteDecision, ctx: &Context) -> Res
     for event in &decision.events {
         ctx.publish(event, None, Some(&reference)).await;
     }
+    let mut decision = decision;
     if let Some(run) = &decision.create {
-        let created = match runs.create(&PostParams::default(), run).await {
-            Ok(_) => true,
-            // Another replica, or this one before a restart, created it.
-            Err(kube::Error::Api(e)) if e.code == 409 => false,
-            Err(e) => return Err(e.into()),
+        let event = match create(&runs, run, &name).await {
+            Ok(true) => decision.created_event.clone(),
+            Ok(false) => None,
+            Err(why) => {
+                let event;
+                (decision, event) = run_not_created(suite, decision, &why, Timestamp::now());
+                event
+            }
         };
-        if created && let Some(event) = &decision.created_event {
+        if let Some(event) = &event {
             ctx.publish(event, None, Some(&reference)).await;
         }
     }
@@ -123,6 +128,27 @@ async fn apply(suite: &EvalSuite, decision: SuiteDecision, ctx: &Context) -> Res
         }
     }
     Ok(Action::requeue(decision.requeue))
+}
+
+/// Create the suite's scheduled run: `true` when created, `false` when this
+/// suite's run of the slot exists already (another replica, or this one
+/// before a restart), else why it could not be, in the API's words.
+async fn create(runs: &Api<EvalRun>, run: &EvalRun, suite: &str) -> Result<bool, String> {
+    let name = run.name_any();
+    match runs.create(&PostParams::default(), run).await {
+        Ok(_) => Ok(true),
+        Err(kube::Error::Api(e)) if e.code == 409 => match runs.get_opt(&name).await {
+            Ok(Some(found)) if found.spec.suite_ref.name == suite => Ok(false),
+            Ok(Some(found)) => Err(format!(
+                "an EvalRun named {name} already exists for suite {}",
+                found.spec.suite_ref.name
+            )),
+            // Deleted meanwhile: the next look creates it.
+            Ok(None) => Err(format!("EvalRun {name} existed, then was deleted")),
+            Err(e) => Err(api_problem(&e)),
+        },
+        Err(e) => Err(api_problem(&e)),
+    }
 }
 
 /// Delete a run that may already be gone.

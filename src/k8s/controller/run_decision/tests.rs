@@ -488,11 +488,17 @@ fn a_report_config_map_name_is_always_a_kubernetes_name() {
         report_config_map("nightly-29936280"),
         "nightly-29936280-report"
     );
-    // Cut at 246 characters, the name would end in a dot.
-    let long = format!("{}.bbbbbb", "a".repeat(245));
-    let name = report_config_map(&long);
-    assert!(NameKind::Object.allows(&name), "{name}");
-    assert_eq!(name, format!("{}-report", "a".repeat(245)));
+    // Two 253-character runs sharing their first 246 characters.
+    let (one, two) = (
+        format!("{}.bbbbbb", "a".repeat(246)),
+        format!("{}.cccccc", "a".repeat(246)),
+    );
+    let (a, b) = (report_config_map(&one), report_config_map(&two));
+    assert_ne!(a, b);
+    for name in [a, b] {
+        assert!(NameKind::Object.allows(&name), "{name}");
+        assert!(name.ends_with("-report"), "{name}");
+    }
 }
 
 fn on_revisions(status: &EvalRunStatus, revisions: &[(&str, u32, u32)]) -> EvalRunStatus {

@@ -105,8 +105,19 @@ fn run_names_derive_from_the_slot_and_fit_a_name() {
         run_name("weather", t("2026-12-02T10:00:00Z")),
         "weather-29936760"
     );
-    let long = "a".repeat(80);
-    assert!(run_name(&long, t("2026-12-02T10:00:00Z")).len() <= 63);
+    // Two valid 59-character suites sharing their first 54: each its own
+    // run, every slot; a 253-character suite's run fits a name too.
+    let slot = t("2026-12-02T10:00:00Z");
+    let prefix = "a".repeat(54);
+    let (one, two) = (
+        run_name(&format!("{prefix}-nine"), slot),
+        run_name(&format!("{prefix}-nein"), slot),
+    );
+    assert_ne!(one, two);
+    for name in [one, two, run_name(&"b".repeat(253), slot)] {
+        assert!(name.len() <= 63, "{name}");
+        assert!(name.ends_with("-29936760"), "{name}");
+    }
 }
 
 #[test]
@@ -493,4 +504,54 @@ fn the_judges_use_of_the_last_run_is_published_and_an_unpriced_one_has_no_cost()
     run.status.as_mut().unwrap().judge = None;
     let unjudged = decide(&suite, &[&run], t("2026-12-02T01:00:00Z"));
     assert_eq!(unjudged.metrics.judge, None, "a run that judged nothing");
+}
+
+#[test]
+fn a_run_not_created_keeps_its_slot_due_says_why_once_and_recovers() {
+    let mut suite = suite(valid_spec());
+    suite.status = Some(EvalSuiteStatus {
+        last_schedule_time: Some(Time(t("2026-12-01T02:00:00Z"))),
+        ..EvalSuiteStatus::default()
+    });
+    let now = t("2026-12-02T02:00:03Z");
+    let why = "Invalid (422): metadata.labels: Invalid value";
+    let (refused, event) = run_not_created(&suite, decide(&suite, &[], now), why, now);
+    assert!(refused.create.is_none());
+    assert_eq!(refused.created_event, None);
+    assert!(refused.status.active.is_empty());
+    assert_eq!(
+        refused.status.last_schedule_time,
+        Some(Time(t("2026-12-01T02:00:00Z"))),
+        "the slot is not recorded as run"
+    );
+    assert_eq!(refused.requeue, RETRY_CREATE);
+    let event = event.expect("said the first time");
+    assert!(event.warning && event.note.contains(why), "{event:?}");
+    assert_eq!(
+        kstatus_conditions(&refused),
+        ["False", "False", "True", "RunNotCreated"].map(String::from),
+    );
+
+    // Refused again a minute later: not said again, and Ready keeps the
+    // time it became False.
+    suite.status = Some(refused.status.clone());
+    let later = t("2026-12-02T02:01:03Z");
+    let (again, event) = run_not_created(&suite, decide(&suite, &[], later), why, later);
+    assert_eq!(event, None);
+    let ready = |d: &SuiteDecision| {
+        conditions::find(&d.status.conditions, ConditionType::Ready)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(ready(&again).last_transition_time, Time(now));
+    // Slots passed meanwhile are said to, and not blamed on leadership.
+    let missed = decide(&suite, &[], t("2026-12-04T02:00:03Z"));
+    let said = missed
+        .events
+        .iter()
+        .find(|e| e.reason == EventReason::MissedSchedules)
+        .expect("slots passed");
+    assert!(said.note.contains("could not be created"), "{said:?}");
+    // Created at last: Ready again.
+    assert_eq!(ready(&missed).status, "True");
 }
