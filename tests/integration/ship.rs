@@ -138,6 +138,7 @@ fn chart_dry_run() {
         let every_option = [
             "kagent.database.existingSecret=kagent-db",
             "kagent.api.url=http://kagent-controller.kagent:8083",
+            "kagent.source=kagent-postgres",
             "kagent.api.tokenSecret=kagent-token",
             "secretNamespaces={ship-team-a,ship-team-b}",
             "allowCrossNamespace={ship-team-a=kagent}",
@@ -186,6 +187,7 @@ fn chart_dry_run() {
             .collect();
         for arg in [
             "--database-url-file=/var/run/kagent-evals/database/url",
+            "--source=kagent-postgres",
             "--judge-api-key-file=/var/run/kagent-evals/judge/key",
             "--allowed-judge-hosts=judge.example,*.openai.azure.com",
         ] {
@@ -285,11 +287,20 @@ fn values_schema() {
         ("bogus=1", "additional properties 'bogus' not allowed"),
         ("kagent.api.url=kagent:8083", "/kagent/api/url"),
         ("runs.timeout=forever", "/runs/timeout"),
+        ("kagent.source=kagent-database", "/kagent/source"),
         ("allowCrossNamespace={nonsense}", "/allowCrossNamespace/0"),
     ] {
         let error = helm_template("kev", "ns", &[set]).unwrap_err();
         assert!(error.contains(complaint), "{set}: {error}");
     }
+    // Two sources and no word on which: the chart says so, rather than one
+    // of them being chosen in silence.
+    let both = [
+        "kagent.database.existingSecret=kagent-db",
+        "kagent.api.url=http://kagent-controller.kagent:8083",
+    ];
+    let error = helm_template("kev", "ns", &both).unwrap_err();
+    assert!(error.contains("choose where suites"), "{error}");
 }
 
 const RELEASE_NAMESPACE: &str = "ship-rbac";
