@@ -18,6 +18,22 @@ pub struct Schedule {
 /// How many missed slots are counted before giving up counting.
 const MISSED_SLOTS_COUNTED: usize = 100;
 
+/// What a schedule must be, said by the API server and the command line
+/// alike.
+pub const CRON_EXPECTED: &str = "five fields (minute 0-59, hour 0-23, day of month 1-31, month 1-12, day of week 0-7) of numbers, *, ranges, steps and lists, or @hourly, @daily, @weekly, @monthly, @yearly";
+
+/// The longest schedule: a bound the API server's CEL cost estimate needs.
+pub const SCHEDULE_MAX: usize = 256;
+
+/// The CRD's rule for a schedule: its pattern as CEL, whose message is
+/// one line rather than the pattern itself.
+pub fn cron_validation() -> serde_json::Value {
+    serde_json::json!([{
+        "rule": format!("self.matches('{}')", cron_pattern().replace('\\', "\\\\")),
+        "message": format!("must be a cron schedule: {CRON_EXPECTED}"),
+    }])
+}
+
 /// The schedules a suite may have, as one regular expression: five fields
 /// of numbers in their ranges (or names), `*`, ranges, steps and lists, or
 /// a macro. The CRD's schema carries it, so the API server refuses
@@ -67,9 +83,9 @@ impl Schedule {
         static PATTERN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
             regex::Regex::new(&cron_pattern()).expect("the cron pattern is a regex")
         });
-        if !PATTERN.is_match(expression.trim()) {
+        if expression.len() > SCHEDULE_MAX || !PATTERN.is_match(expression.trim()) {
             return Err(format!(
-                "`{expression}` is not a cron schedule: five fields (minute 0-59, hour 0-23, day of month 1-31, month 1-12, day of week 0-7) of numbers, *, ranges, steps and lists, or @hourly, @daily, @weekly, @monthly, @yearly"
+                "`{expression}` is not a cron schedule: {CRON_EXPECTED}"
             ));
         }
         let parser = CronParser::builder()

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
     status = "EvalSuiteStatus",
     shortname = "evs",
     category = "evals",
-    printcolumn = r#"{"name":"Agent","type":"string","jsonPath":".spec.agentRef.name"}"#,
+    printcolumn = r#"{"name":"Agent","type":"string","jsonPath":".status.agent","description":"namespace/name of the evaluated Agent"}"#,
     printcolumn = r#"{"name":"Schedule","type":"string","jsonPath":".spec.schedule"}"#,
     printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
     printcolumn = r#"{"name":"Reason","type":"string","priority":1,"jsonPath":".status.conditions[?(@.type==\"Ready\")].reason"}"#,
@@ -73,6 +73,10 @@ pub struct EvalSuiteStatus {
     /// operator's default source, which changes with the operator's flags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The Agent the suite evaluates, `namespace/name`: its namespace
+    /// defaults to the suite's, which `spec.agentRef` does not show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -281,7 +281,7 @@ fn invalid_suites() -> Vec<Invalid> {
         invalid(
             with(json!({"schedule": "61 * * * *"})),
             "spec.schedule",
-            None,
+            Some("a cron schedule: five fields (minute 0-59, hour 0-23"),
         ),
         invalid(
             with(json!({"schedule": "0 0 * * 8"})),
@@ -443,6 +443,8 @@ fn invalid_suites_are_refused_alike_by_the_api_server_and_compile() {
         {
             let server = refusal(&api, spec.clone()).await;
             let ours = compiled(&spec).expect_err(&format!("compile accepted {spec}"));
+            // One line a person reads, never a pattern of a thousand characters.
+            assert!(server.len() < 600, "{spec}: {server}");
             assert!(
                 server.contains(field),
                 "the API server does not name {field} for {spec}: {server}"

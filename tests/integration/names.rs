@@ -263,9 +263,10 @@ fn long_suite_names() {
         let suites_api: Api<EvalSuite> = Api::namespaced(client.clone(), &ns);
         for name in &suites {
             let suite = suites_api.get(name).await.unwrap();
-            let ready = suite
-                .status
-                .unwrap_or_default()
+            let status = suite.status.unwrap_or_default();
+            // The printer column's Agent, with the namespace agentRef left out.
+            assert_eq!(status.agent, Some(format!("{ns}/weather-assistant")));
+            let ready = status
                 .conditions
                 .into_iter()
                 .find(|c| c.type_ == "Ready")

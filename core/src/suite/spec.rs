@@ -79,7 +79,8 @@ pub struct SuiteSpec {
     pub sessions: SessionSelection,
     /// Cron schedule (5 fields, or @hourly, @daily, ...); no schedule means runs happen only when an EvalRun is created.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = crate::schedule::cron_pattern()))]
+    #[schemars(length(max = crate::schedule::SCHEDULE_MAX))]
+    #[schemars(extend("x-kubernetes-validations" = crate::schedule::cron_validation()))]
     pub schedule: Option<String>,
     /// IANA time zone the schedule is read in (default UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -264,6 +264,9 @@ pub fn decide(suite: &EvalSuite, runs: &[&EvalRun], now: Timestamp) -> SuiteDeci
     if let Some(last) = last {
         status.source = last.status.as_ref().and_then(|s| s.source.clone());
     }
+    if let Ok(compiled) = &compiled {
+        status.agent = compiled.agent.as_ref().map(ToString::to_string);
+    }
     // The runs the status lists as active, the one this decision creates
     // included: said in the same write as the run is recorded.
     let (wants, invalid_event) = conditions(

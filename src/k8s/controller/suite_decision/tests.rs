@@ -245,6 +245,11 @@ fn a_due_suite_plans_its_run_with_the_snapshot_and_an_event_of_its_own() {
         "each run's Event is its own, not aggregated into the first one's"
     );
     assert_eq!(decision.status.active.len(), 1);
+    assert_eq!(decision.status.agent, None, "a suite without agentRef");
+    let mut named = valid_spec();
+    named.agent_ref = serde_json::from_value(serde_json::json!({"name": "k8s-agent"})).unwrap();
+    let status = decide(&self::suite(named), &[], t("2026-12-02T02:00:03Z")).status;
+    assert_eq!(status.agent.as_deref(), Some("team/k8s-agent"));
     let ready = conditions::find(&decision.status.conditions, ConditionType::Ready).unwrap();
     assert_eq!(
         (ready.status.as_str(), ready.reason.as_str()),
