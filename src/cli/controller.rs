@@ -43,7 +43,7 @@ pub struct ControllerArgs {
     #[arg(long, env = "POD_NAME")]
     identity: Option<String>,
     /// Seconds a dead leader keeps the Lease before a standby takes over.
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u64).range(3..))]
     lease_seconds: u64,
     /// Runs executed at once; the others stay Pending, waiting for a slot.
     #[arg(long, alias = "run-concurrency", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]

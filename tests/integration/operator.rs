@@ -4,8 +4,8 @@
 
 use crate::crds::namespace;
 use crate::support::operator::{
-    agent, apply_suite, config, event_reasons, finished, held_api, run_now, runs_of, start,
-    wait_for, weather_database, weather_suite,
+    Partition, agent, apply_suite, config, event_reasons, finished, held_api, run_now, runs_of,
+    start, start_behind, wait_for, weather_database, weather_suite,
 };
 use crate::support::postgres::{SeedSession, TestDatabase};
 use crate::support::{control_plane, runtime};
@@ -69,6 +69,11 @@ pub fn tests() -> Vec<Test> {
             name: "operator::watches_recover_after_an_apiserver_restart",
             needs: BOTH,
             run: apiserver_restart,
+        },
+        Test {
+            name: "operator::a_replica_parted_from_the_api_server_writes_nothing_past_its_lease",
+            needs: &[Need::ControlPlane],
+            run: no_write_past_the_lease,
         },
     ]
 }
@@ -546,4 +551,118 @@ fn killed_leader() {
         assert_eq!(holder, standby.identity);
         standby.stop().await;
     });
+}
+
+/// Two replicas; the leader is parted from kube-apiserver (its renewals
+/// fail, the standby takes the Lease once it expires), then reaches it
+/// again while runs are being made. The audit log, which names each
+/// replica by its user agent, shows that no replica wrote anything at a
+/// time its last successful renewal could not cover.
+fn no_write_past_the_lease() {
+    let plane = control_plane();
+    runtime().block_on(async {
+        let client = plane.client().await;
+        let ns = namespace(&client, "op-lease").await;
+        let mut suite = weather_suite(&ns, "down", "weather-assistant");
+        let closed = format!("http://127.0.0.1:{}", crate::support::free_port());
+        suite["spec"]["source"] = json!({"type": "kagentApi", "kagentApi": {"url": closed}});
+        apply_suite(&client, &ns, &suite).await;
+        let partition = Partition::to(&plane).await;
+        let leader_config = config(&ns, "parted-leader", None);
+        let lease_seconds = leader_config.lease_seconds;
+        let leader = start_behind(&plane, leader_config, &partition).await;
+        wait_for(
+            "the first replica to lead",
+            Duration::from_secs(30),
+            || async {
+                (lease_holder_opt(&client, &ns).await.as_deref() == Some("parted-leader"))
+                    .then_some(())
+            },
+        )
+        .await;
+        let standby = start(&plane, config(&ns, "standby", None)).await;
+        run_now(&client, &ns, "before", "down").await;
+        finished(&client, &ns, "before", Duration::from_secs(60)).await;
+
+        partition.cut();
+        wait_for(
+            "the standby to take the Lease",
+            Duration::from_secs(60),
+            || async {
+                (lease_holder_opt(&client, &ns).await.as_deref() == Some("standby")).then_some(())
+            },
+        )
+        .await;
+        partition.restore();
+        let runs: Vec<String> = (0..8).map(|i| format!("after-{i}")).collect();
+        for run in &runs {
+            run_now(&client, &ns, run, "down").await;
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        for run in &runs {
+            finished(&client, &ns, run, Duration::from_secs(90)).await;
+        }
+        leader.stop().await;
+        standby.stop().await;
+
+        let served: Vec<serde_json::Value> = plane
+            .audit()
+            .into_iter()
+            .filter(|e| e["stage"] == "ResponseComplete")
+            .filter(|e| {
+                e["responseStatus"]["code"]
+                    .as_i64()
+                    .is_some_and(|c| c < 300)
+            })
+            .collect();
+        let at = |e: &serde_json::Value| -> jiff::Timestamp {
+            e["requestReceivedTimestamp"]
+                .as_str()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let writes = ["create", "update", "patch", "delete"];
+        let lease = jiff::SignedDuration::from_secs(lease_seconds as i64);
+        let mut checked = 0;
+        for replica in ["parted-leader", "standby"] {
+            let by = format!("({replica})");
+            let mine: Vec<&serde_json::Value> = served
+                .iter()
+                .filter(|e| e["userAgent"].as_str().is_some_and(|a| a.contains(&by)))
+                .filter(|e| writes.contains(&e["verb"].as_str().unwrap_or("")))
+                .collect();
+            let renewals: Vec<jiff::Timestamp> = mine
+                .iter()
+                .filter(|e| e["objectRef"]["resource"] == "leases")
+                .map(|e| at(e))
+                .collect();
+            for write in mine
+                .iter()
+                .filter(|e| e["objectRef"]["resource"] != "leases")
+            {
+                let t = at(write);
+                let renewed = renewals.iter().filter(|r| **r <= t).max();
+                assert!(
+                    renewed.is_some_and(|r| t.duration_since(*r) < lease),
+                    "{replica} wrote {} {} at {t}, past its lease (last renewed at {renewed:?})",
+                    write["verb"],
+                    write["requestURI"],
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 8, "writes by the replicas were seen: {checked}");
+    });
+}
+
+/// Who holds the controllers' leader Lease in `ns`, if anyone.
+async fn lease_holder_opt(client: &kube::Client, ns: &str) -> Option<String> {
+    let leases: Api<Lease> = Api::namespaced(client.clone(), ns);
+    leases
+        .get_opt("kagent-evals-controller")
+        .await
+        .ok()??
+        .spec?
+        .holder_identity
 }

@@ -11,6 +11,7 @@
 //! ([`suite_decision`], [`run_decision`], [`crate::resolve`]) decide, and
 //! applies the decision.
 
+mod leadership;
 pub mod metrics;
 mod metrics_server;
 pub mod run_decision;
@@ -299,6 +300,19 @@ pub async fn run(
     let mut registry = prometheus_client::registry::Registry::default();
     let metrics = Metrics::register(&mut registry);
     let requests = metrics::KubeRequests::register(&mut registry);
+    // Each replica names itself to the API server: its audit log then
+    // tells which replica wrote what.
+    let mut kube_config = kube_config;
+    let agent = format!(
+        "kagent-evals/{} ({})",
+        env!("CARGO_PKG_VERSION"),
+        config.identity
+    );
+    if let Ok(agent) = reqwest::header::HeaderValue::from_str(&agent) {
+        kube_config
+            .headers
+            .push((reqwest::header::USER_AGENT, agent));
+    }
     let client = kube::client::ClientBuilder::try_from(kube_config)?
         .with_layer(&requests)
         .build();
@@ -307,10 +321,21 @@ pub async fn run(
         .with_identity(&config.identity)
         .with_field_manager(MANAGER)
         .with_duration(config.lease_seconds)
-        .with_grace((config.lease_seconds / 3).max(1))
+        .with_grace(leadership::Timing::of(config.lease_seconds).grace_seconds)
         .build()
         .await?;
-    let (leader, lease_task) = lease.watch().await;
+    let (held, lease_task) = lease.watch().await;
+    // The controllers act on leadership as proven, not as the manager
+    // last said it.
+    let (proven, leader) = tokio::sync::watch::channel(false);
+    let proof = tokio::spawn(leadership::prove(
+        Api::namespaced(client.clone(), &config.lease_namespace),
+        config.lease_name.clone(),
+        config.identity.clone(),
+        config.lease_seconds,
+        held,
+        proven,
+    ));
     let (suite_api, run_api) = match &config.watch_namespace {
         Some(namespace) => (
             Api::<EvalSuite>::namespaced(client.clone(), namespace),
@@ -412,7 +437,10 @@ pub async fn run(
     leadership.abort();
     drop(ctx);
     drop(leader);
-    // With every receiver gone the lease task releases the Lease.
+    // The proof holds the manager's receiver: with it gone, every receiver
+    // is, and the lease task releases the Lease.
+    proof.abort();
+    let _ = proof.await;
     match tokio::time::timeout(Duration::from_secs(5), lease_task).await {
         Ok(Ok(Err(e))) => tracing::warn!(error = %e, "releasing the lease"),
         Err(_) => tracing::warn!("the lease was not released within 5s"),

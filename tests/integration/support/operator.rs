@@ -68,7 +68,7 @@ pub fn config(namespace: &str, identity: &str, database_url: Option<&str>) -> Co
 }
 
 pub async fn start(plane: &ControlPlane, config: ControllerConfig) -> Replica {
-    start_as(plane, config, None).await
+    launch(plane, config, None, None).await
 }
 
 /// A replica whose every request is made as `user` (impersonated by the
@@ -77,6 +77,25 @@ pub async fn start_as(
     plane: &ControlPlane,
     config: ControllerConfig,
     user: Option<String>,
+) -> Replica {
+    launch(plane, config, user, None).await
+}
+
+/// A replica that reaches kube-apiserver through `partition`, which the
+/// test may cut to part it from the API server alone.
+pub async fn start_behind(
+    plane: &ControlPlane,
+    config: ControllerConfig,
+    partition: &Partition,
+) -> Replica {
+    launch(plane, config, None, Some(partition.url.clone())).await
+}
+
+async fn launch(
+    plane: &ControlPlane,
+    config: ControllerConfig,
+    user: Option<String>,
+    server: Option<String>,
 ) -> Replica {
     let identity = config.identity.clone();
     let (stop, shutdown) = tokio::sync::oneshot::channel::<()>();
@@ -95,6 +114,9 @@ pub async fn start_as(
             .await
             .unwrap();
         client_config.auth_info.impersonate = user;
+        if let Some(server) = server {
+            client_config.cluster_url = server.parse().unwrap();
+        }
         let shutdown = async move {
             let _ = shutdown.await;
         };
@@ -108,6 +130,56 @@ pub async fn start_as(
         runtime: Some(runtime),
         stop: Some(stop),
         stopped: Some(stopped),
+    }
+}
+
+/// A TCP path to kube-apiserver that a test can cut and restore: one
+/// replica parted from the API server while the others still reach it.
+/// The server's certificate names 127.0.0.1, which the path listens on too.
+pub struct Partition {
+    pub url: String,
+    open: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    connections: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+}
+
+impl Partition {
+    pub async fn to(plane: &ControlPlane) -> Partition {
+        let target = plane.server.trim_start_matches("https://").to_string();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("https://{}", listener.local_addr().unwrap());
+        let open = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let connections = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (accepting, held) = (open.clone(), connections.clone());
+        super::runtime().spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                if !accepting.load(std::sync::atomic::Ordering::SeqCst) {
+                    continue;
+                }
+                let target = target.clone();
+                held.lock().unwrap().push(tokio::spawn(async move {
+                    if let Ok(mut outbound) = tokio::net::TcpStream::connect(&target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                }));
+            }
+        });
+        Partition {
+            url,
+            open,
+            connections,
+        }
+    }
+
+    /// Drop every connection through it and refuse new ones.
+    pub fn cut(&self) {
+        self.open.store(false, std::sync::atomic::Ordering::SeqCst);
+        for connection in self.connections.lock().unwrap().drain(..) {
+            connection.abort();
+        }
+    }
+
+    pub fn restore(&self) {
+        self.open.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
