@@ -131,6 +131,9 @@ pub struct SourceArgs {
     /// A file holding the database URL (a mounted Secret).
     #[arg(long, value_name = "FILE", env = "KAGENT_EVALS_DATABASE_URL_FILE")]
     pub database_url_file: Option<PathBuf>,
+    /// The PostgreSQL schema of kagent's tables (default: `kagent`, then `public`).
+    #[arg(long, value_name = "SCHEMA", env = "KAGENT_EVALS_DATABASE_SCHEMA", value_parser = sql_schema)]
+    pub database_schema: Option<String>,
     /// Base URL of the kagent controller's REST API, e.g. http://localhost:8083.
     #[arg(
         long,
@@ -153,6 +156,15 @@ pub struct SourceArgs {
     pub api_timeout: u64,
 }
 
+/// A schema name that may go into a query.
+fn sql_schema(name: &str) -> Result<String, String> {
+    use crate::core::suite::rules::NameKind;
+    match NameKind::SqlSchema.allows(name) {
+        true => Ok(name.to_string()),
+        false => Err(NameKind::SqlSchema.message().to_string()),
+    }
+}
+
 impl SourceArgs {
     /// The settings the flags and environment give, as `party`'s defaults.
     pub fn defaults(&self, party: Party) -> Result<RunnerSettings, CommandError> {
@@ -165,6 +177,7 @@ impl SourceArgs {
             source: self.source.map(SourceKind::from),
             fixture: self.fixture.clone(),
             database_url,
+            database_schema: self.database_schema.clone(),
             api_url: self.api_url.clone(),
             api_user: self.api_user.clone(),
             api_token: Secret::from_file_or_env(

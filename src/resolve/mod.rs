@@ -67,6 +67,8 @@ pub struct RunnerSettings {
     pub source: Option<SourceKind>,
     pub fixture: Option<PathBuf>,
     pub database_url: Option<Secret>,
+    /// The schema of kagent's tables in `database_url` (`--database-schema`).
+    pub database_schema: Option<String>,
     pub api_url: Option<String>,
     pub api_user: Option<String>,
     pub api_token: Option<Secret>,
@@ -90,6 +92,7 @@ impl RunnerSettings {
             source: None,
             fixture: None,
             database_url: None,
+            database_schema: None,
             api_url: None,
             api_user: None,
             api_token: None,
@@ -193,6 +196,8 @@ pub enum SourceSettings {
     },
     KagentPostgres {
         url: Secret,
+        /// The schema named for kagent's tables; searched when `None`.
+        schema: Option<String>,
     },
     KagentApi {
         url: String,
@@ -503,24 +508,31 @@ fn source_in_cluster(
             "spec.source: fixture sources are for the command line; in the cluster use kagentPostgres, kagentApi or adkDatabase",
         )),
         SourceKind::KagentPostgres => {
-            let own = suite_source
-                .and_then(|s| s.kagent_postgres.as_ref())
-                .and_then(|p| p.url_secret_ref.as_ref());
-            match own {
+            let own = suite_source.and_then(|s| s.kagent_postgres.as_ref());
+            let schema = own.and_then(|p| p.schema.clone());
+            match own.and_then(|p| p.url_secret_ref.as_ref()) {
                 Some(reference) => {
                     let at = "spec.source.kagentPostgres.urlSecretRef";
                     let url = secret(cluster, reference, at, unavailable)?;
                     check_database(&url, &request.policy.source_hosts, at)?;
                     Ok(ResolvedSource {
-                        settings: SourceSettings::KagentPostgres { url },
+                        settings: SourceSettings::KagentPostgres { url, schema },
                         party: Party::Suite,
                     })
                 }
+                // The operator's database is read where the operator says.
+                None if schema.is_some() => Err(refuse(
+                    RefusalReason::InvalidSpec,
+                    "spec.source.kagentPostgres.schema applies to the suite's own database (urlSecretRef); the operator's database is read in the schema the operator names (--database-schema)",
+                )),
                 None => {
                     let url = operator_database(defaults, SourceKind::KagentPostgres)?;
                     needs_agent(request.agent, "the operator's kagent database")?;
                     Ok(ResolvedSource {
-                        settings: SourceSettings::KagentPostgres { url },
+                        settings: SourceSettings::KagentPostgres {
+                            url,
+                            schema: defaults.database_schema.clone(),
+                        },
                         party: Party::Operator,
                     })
                 }
@@ -729,7 +741,13 @@ fn source_on_command_line(
                     ));
                 }
             };
-            SourceSettings::KagentPostgres { url }
+            // The command line's schema over the suite's.
+            let schema = defaults.database_schema.clone().or_else(|| {
+                suite_source
+                    .and_then(|s| s.kagent_postgres.as_ref())
+                    .and_then(|p| p.schema.clone())
+            });
+            SourceSettings::KagentPostgres { url, schema }
         }
         SourceKind::KagentApi => {
             let api = suite_source

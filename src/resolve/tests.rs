@@ -207,6 +207,7 @@ fn the_operators_data_is_read_only_for_a_suite_with_an_agent() {
         fixture: None,
         kagent_postgres: Some(KagentPostgresSpec {
             url_secret_ref: Some(secret_ref("db")),
+            schema: None,
         }),
         kagent_api: None,
         adk_database: None,
@@ -222,10 +223,52 @@ fn the_operators_data_is_read_only_for_a_suite_with_an_agent() {
     assert_eq!(
         r.source.settings,
         SourceSettings::KagentPostgres {
-            url: Secret::new("postgres://suite:pw@db.team-a:5432/kagent")
+            url: Secret::new("postgres://suite:pw@db.team-a:5432/kagent"),
+            schema: None,
         }
     );
     assert_eq!(r.source.party, Party::Suite);
+    // A schema goes with the suite's own database, never the operator's.
+    let named = |url_secret_ref| SourceSpec {
+        kind: None,
+        fixture: None,
+        kagent_postgres: Some(KagentPostgresSpec {
+            url_secret_ref,
+            schema: Some("evals".into()),
+        }),
+        kagent_api: None,
+        adk_database: None,
+    };
+    let operators = with_database(SourceKind::KagentPostgres);
+    let r = in_cluster(
+        &suite(Some(named(Some(secret_ref("db")))), None),
+        None,
+        &operators,
+        &facts,
+        &policy,
+    )
+    .unwrap();
+    assert!(matches!(
+        r.source.settings,
+        SourceSettings::KagentPostgres { schema: Some(ref s), .. } if s == "evals"
+    ));
+    let agent = AgentRef {
+        namespace: NS.into(),
+        name: "k8s-agent".into(),
+    };
+    let refused = in_cluster(
+        &suite(Some(named(None)), None),
+        Some(&agent),
+        &operators,
+        &facts,
+        &policy,
+    )
+    .unwrap_err();
+    assert_eq!(refused.reason, RefusalReason::InvalidSpec);
+    assert!(
+        refused.message.contains("the suite's own database"),
+        "{refused}"
+    );
 }
 
 fn adk(app: Option<&str>, secret: Option<&str>) -> Option<SourceSpec> {
@@ -511,6 +554,7 @@ fn a_model_config_judge_uses_its_providers_endpoint_and_key() {
             fixture: None,
             kagent_postgres: Some(KagentPostgresSpec {
                 url_secret_ref: Some(secret_ref("db")),
+                schema: None,
             }),
             kagent_api: None,
             adk_database: None,

@@ -9,7 +9,7 @@
 //! no events (an agent on a runtime other than ADK) is read from its A2A
 //! tasks, in a second query of the same transaction.
 
-use super::kagent_v1::{self, Line};
+use super::kagent_v1::{self, Found, Line};
 use super::{
     RawSession, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError, StoredTask,
     TaskData,
@@ -17,6 +17,7 @@ use super::{
 use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents, parse_event};
 use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{AgentRef, SessionKey};
+use crate::core::suite::rules::NameKind;
 use crate::core::task::{Record, RecordChoice};
 use crate::secret::Secret;
 use futures::TryStreamExt;
@@ -33,8 +34,11 @@ pub struct KagentPostgres {
     options: Box<PgConnectOptions>,
     /// `host:port/database`.
     location: String,
-    /// Which kagent's database it is, once connected.
-    line: tokio::sync::OnceCell<Line>,
+    /// The schema named for kagent's tables; `kagent`, then `public`, are
+    /// searched when none is.
+    schema: Option<String>,
+    /// Where kagent's tables are and which kagent's they are, once connected.
+    located: tokio::sync::OnceCell<Located>,
     url: Secret,
     /// Whether each event's JSON is kept beside it (`extract --raw`).
     pub(super) keep_json: KeepJson,
@@ -103,6 +107,25 @@ SELECT k.id AS session_id, k.user_id, t.id, t.data,
    AND (to_jsonb(t)->>'user_id' IS NULL OR to_jsonb(t)->>'user_id' = k.user_id)
  ORDER BY k.id, k.user_id, t.created_at NULLS FIRST, t.id";
 
+/// Where kagent's tables were found, and its goose migration version.
+struct Located {
+    found: Found,
+    goose: Option<i64>,
+}
+
+/// Set the transaction's search path to `schema` alone: every query then
+/// reads that schema's tables (pg_catalog aside), whatever the URL's
+/// options set. `schema` needs no quoting ([`NameKind::SqlSchema`]).
+async fn search_in(tx: &mut sqlx::PgConnection, schema: &str) -> Result<(), sqlx::Error> {
+    debug_assert!(NameKind::SqlSchema.allows(schema));
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "SET LOCAL search_path TO \"{schema}\""
+    )))
+    .execute(&mut *tx)
+    .await
+    .map(|_| ())
+}
+
 /// Connections to one kagent database, all runs together: the operator
 /// runs up to `--max-concurrent-runs` at once, and a pool each would open
 /// that many times this many connections, and connect anew every run.
@@ -129,7 +152,13 @@ fn shared_pool(url: &Secret, options: &PgConnectOptions) -> PgPool {
 impl KagentPostgres {
     /// Connections are opened on first use, so a bad host shows up as the
     /// source being unavailable when the run reads it.
-    pub fn new(url: Secret) -> Result<Self, SourceError> {
+    pub fn new(url: Secret, schema: Option<String>) -> Result<Self, SourceError> {
+        if let Some(schema) = schema.as_deref().filter(|s| !NameKind::SqlSchema.allows(s)) {
+            return Err(SourceError::Config(format!(
+                "the database schema {schema:?} {}",
+                NameKind::SqlSchema.message()
+            )));
+        }
         if !(url.expose().starts_with("postgres://") || url.expose().starts_with("postgresql://")) {
             return Err(SourceError::Config(
                 "the kagent database URL is not a postgres:// URL: kagent keeps its sessions in PostgreSQL".into(),
@@ -155,7 +184,8 @@ impl KagentPostgres {
             pool,
             options: Box::new(options),
             location,
-            line: tokio::sync::OnceCell::new(),
+            schema,
+            located: tokio::sync::OnceCell::new(),
             url,
             keep_json: KeepJson::No,
         })
@@ -184,28 +214,70 @@ impl KagentPostgres {
         }
     }
 
-    /// What messages call this source: which kagent's database, once known.
+    /// What messages call this source: which kagent's database, in which
+    /// schema and at which goose migration, once known.
     pub(super) fn describe_name(&self) -> String {
-        match self.line.get() {
-            Some(line) => format!("{} PostgreSQL at {}", line.words(), self.location),
-            None => format!("kagent PostgreSQL at {}", self.location),
-        }
+        let Some(located) = self.located.get() else {
+            return format!("kagent PostgreSQL at {}", self.location);
+        };
+        let goose = match located.goose {
+            Some(v) if v > kagent_v1::VERIFIED_GOOSE_VERSION => format!(
+                ", goose version {v}, newer than the {} verified",
+                kagent_v1::VERIFIED_GOOSE_VERSION
+            ),
+            Some(v) => format!(", goose version {v}"),
+            None => String::new(),
+        };
+        format!(
+            "{} PostgreSQL at {} (schema {}{goose})",
+            located.found.line.words(),
+            self.location,
+            located.found.schema
+        )
     }
 
     pub(super) fn name(&self) -> Arc<str> {
         self.describe_name().into()
     }
 
-    /// The line of the database, found on the first transaction.
-    async fn line(
-        &self,
-        tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
-    ) -> Result<Line, SourceError> {
-        if let Some(line) = self.line.get() {
-            return Ok(*line);
-        }
-        let line = kagent_v1::detect(tx, &self.describe_name()).await?;
-        Ok(*self.line.get_or_init(|| async { line }).await)
+    /// The line of the database, found by the first transaction.
+    fn line(&self) -> Line {
+        self.located.get().map_or(Line::V010, |l| l.found.line)
+    }
+
+    /// Where kagent's tables are, found on the first transaction: in the
+    /// schema named, else the first of `kagent` and `public` holding them.
+    async fn locate(&self, tx: &mut sqlx::PgConnection) -> Result<&Located, SourceError> {
+        self.located
+            .get_or_try_init(|| async {
+                let named = self.schema.as_deref().map(|s| [s]);
+                let schemas: &[&str] = match &named {
+                    Some(named) => named,
+                    None => &kagent_v1::SCHEMAS_SEARCHED,
+                };
+                let found = kagent_v1::detect(tx, schemas, &self.describe_name()).await?;
+                search_in(tx, &found.schema)
+                    .await
+                    .map_err(|e| self.unavailable(e))?;
+                let goose = match found.goose {
+                    true => kagent_v1::goose_version(tx)
+                        .await
+                        .map_err(|e| self.unavailable(e))?,
+                    false => None,
+                };
+                if let Some(version) =
+                    goose.filter(|v| *v > kagent_v1::VERIFIED_GOOSE_VERSION)
+                {
+                    tracing::warn!(
+                        database = %self.location,
+                        schema = %found.schema,
+                        "kagent's goose migration version {version} is newer than the {} this reader was verified against: read as kagent 1.0",
+                        kagent_v1::VERIFIED_GOOSE_VERSION
+                    );
+                }
+                Ok(Located { found, goose })
+            })
+            .await
     }
 
     pub(super) fn unavailable(&self, error: sqlx::Error) -> SourceError {
@@ -216,15 +288,23 @@ impl KagentPostgres {
     }
 
     /// The transaction every query runs in: `BEGIN READ ONLY`, on a
-    /// connection whose default is read-only as well.
+    /// connection whose default is read-only as well, with its search path
+    /// set to the one schema holding kagent's tables (whatever the URL's
+    /// options say).
     pub async fn read_only(
         &self,
     ) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, SourceError> {
         self.check_reachable().await?;
-        self.pool
+        let mut tx = self
+            .pool
             .begin_with("BEGIN READ ONLY")
             .await
-            .map_err(|e| self.unavailable(e))
+            .map_err(|e| self.unavailable(e))?;
+        let schema = self.locate(&mut tx).await?.found.schema.clone();
+        search_in(&mut tx, &schema)
+            .await
+            .map_err(|e| self.unavailable(e))?;
+        Ok(tx)
     }
 }
 
@@ -235,7 +315,7 @@ impl SessionSource for KagentPostgres {
 
     async fn list(&self, query: &SessionQuery) -> Result<Vec<SessionSummary>, SourceError> {
         let mut tx = self.read_only().await?;
-        if let Line::V1(generation) = self.line(&mut tx).await? {
+        if let Line::V1(generation) = self.line() {
             let listed = kagent_v1::list(self, &mut tx, generation, query).await;
             tx.rollback().await.map_err(|e| self.unavailable(e))?;
             return listed;
@@ -286,7 +366,7 @@ impl SessionSource for KagentPostgres {
             }
         }
         let mut tx = self.read_only().await?;
-        if let Line::V1(generation) = self.line(&mut tx).await? {
+        if let Line::V1(generation) = self.line() {
             let fetched = kagent_v1::fetch(self, &mut tx, generation, keys, agent).await;
             tx.rollback().await.map_err(|e| self.unavailable(e))?;
             return fetched;

@@ -55,15 +55,40 @@ impl Line {
     }
 }
 
-const DETECT: &str = "
-SELECT table_name::text AS name FROM information_schema.tables
- WHERE table_schema = current_schema()
-   AND table_name IN ('session', 'event', 'session_task', 'session_task_event',
-                      'runtime_revision', 'session_record', 'agent_runtime_revision')";
+/// The schemas searched for kagent's tables when none is named: kagent's
+/// Helm chart puts 1.0's in `kagent`; a database made by hand has them in
+/// `public`.
+pub const SCHEMAS_SEARCHED: [&str; 2] = ["kagent", "public"];
 
-/// The line of the database behind `tx`, or what it lacks to be either.
-pub async fn detect(tx: &mut sqlx::PgConnection, source: &str) -> Result<Line, SourceError> {
-    let found: Vec<String> = sqlx::query(DETECT)
+/// The newest goose migration of kagent 1.0 that this reader was verified
+/// against (1.0.0 and 1.0.1: the baseline, `000001_initial.sql`).
+pub const VERIFIED_GOOSE_VERSION: i64 = 1;
+
+const DETECT: &str = "
+SELECT table_schema::text AS schema, table_name::text AS name FROM information_schema.tables
+ WHERE table_schema = ANY($1)
+   AND table_name IN ('session', 'event', 'session_task', 'session_task_event',
+                      'runtime_revision', 'session_record', 'agent_runtime_revision',
+                      'goose_db_version')";
+
+/// Where kagent's tables were found, and which line they are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    pub line: Line,
+    pub schema: String,
+    /// Whether the schema has goose's version table (kagent 1.0).
+    pub goose: bool,
+}
+
+/// The line of the database behind `tx`, in the first of `schemas` that
+/// holds either line's tables, or what each schema lacks to be either.
+pub async fn detect(
+    tx: &mut sqlx::PgConnection,
+    schemas: &[&str],
+    source: &str,
+) -> Result<Found, SourceError> {
+    let found: Vec<(String, String)> = sqlx::query(DETECT)
+        .bind(schemas)
         .fetch_all(&mut *tx)
         .await
         .map_err(|e| SourceError::Unavailable {
@@ -71,15 +96,37 @@ pub async fn detect(tx: &mut sqlx::PgConnection, source: &str) -> Result<Line, S
             detail: format!("cannot read its tables: {e}"),
         })?
         .iter()
-        .filter_map(|row| row.try_get::<String, _>("name").ok())
+        .filter_map(|row| Some((row.try_get("schema").ok()?, row.try_get("name").ok()?)))
         .collect();
-    let has = |t: &str| found.iter().any(|f| f == t);
-    let missing = |wanted: &[&str]| -> Vec<String> {
-        wanted
+    let mut lacks = Vec::new();
+    for schema in schemas {
+        let tables: Vec<&str> = found
             .iter()
-            .filter(|t| !has(t))
-            .map(|t| t.to_string())
-            .collect()
+            .filter(|(s, _)| s == schema)
+            .map(|(_, t)| t.as_str())
+            .collect();
+        match line_of(&tables) {
+            Ok(line) => {
+                return Ok(Found {
+                    line,
+                    schema: schema.to_string(),
+                    goose: tables.contains(&"goose_db_version"),
+                });
+            }
+            Err(lacking) => lacks.push(format!("in schema {schema} {lacking}")),
+        }
+    }
+    Err(SourceError::Unavailable {
+        source_name: source.to_string(),
+        detail: format!("not a kagent 0.10 or 1.0 database: {}", lacks.join("; ")),
+    })
+}
+
+/// The line that `tables` make, or what they lack to be either.
+fn line_of(tables: &[&str]) -> Result<Line, String> {
+    let has = |t: &str| tables.contains(&t);
+    let missing = |wanted: &[&'static str]| -> Vec<&'static str> {
+        wanted.iter().copied().filter(|t| !has(t)).collect()
     };
     let v010 = missing(&["session", "event"]);
     let v1 = missing(&[
@@ -99,15 +146,19 @@ pub async fn detect(tx: &mut sqlx::PgConnection, source: &str) -> Result<Line, S
             },
         ))
     } else {
-        Err(SourceError::Unavailable {
-            source_name: source.to_string(),
-            detail: format!(
-                "not a kagent 0.10 or 1.0 database: for 0.10 it lacks the table(s) {}, for 1.0 {}",
-                v010.join(", "),
-                v1.join(", ")
-            ),
-        })
+        Err(format!(
+            "for 0.10 it lacks the table(s) {}, for 1.0 {}",
+            v010.join(", "),
+            v1.join(", ")
+        ))
     }
+}
+
+/// The newest goose migration applied, where the schema has goose's table.
+pub async fn goose_version(tx: &mut sqlx::PgConnection) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT max(version_id)::int8 FROM goose_db_version WHERE is_applied")
+        .fetch_one(&mut *tx)
+        .await
 }
 
 // The Sessions with their Agent and revision, for each generation; macros

@@ -12,8 +12,8 @@ use crate::resolve::SourceSettings;
 pub fn open_source(settings: &SourceSettings) -> Result<AnySource, SourceError> {
     Ok(match settings {
         SourceSettings::Fixture { path } => AnySource::Fixture(FixtureSource::open(path)?),
-        SourceSettings::KagentPostgres { url } => {
-            AnySource::KagentPostgres(KagentPostgres::new(url.clone())?)
+        SourceSettings::KagentPostgres { url, schema } => {
+            AnySource::KagentPostgres(KagentPostgres::new(url.clone(), schema.clone())?)
         }
         SourceSettings::KagentApi {
             url,

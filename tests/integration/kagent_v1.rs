@@ -55,6 +55,11 @@ pub fn tests() -> Vec<Test> {
             run: neither_line,
         },
         Test {
+            name: "kagent_v1::a_default_install_is_found_in_schema_kagent_with_its_goose_version",
+            needs: &[Need::Postgres],
+            run: schema_kagent,
+        },
+        Test {
             name: "kagent_v1::a_captured_session_reads_back_from_its_fixture_as_from_the_database",
             needs: &[Need::Postgres],
             run: captured_reads_back,
@@ -96,7 +101,7 @@ pub async fn kagent_v1_database(generation: &str) -> TestDatabase {
 }
 
 fn source(db: &TestDatabase) -> KagentPostgres {
-    KagentPostgres::new(Secret::new(db.url.clone())).unwrap()
+    KagentPostgres::new(Secret::new(db.url.clone()), None).unwrap()
 }
 
 fn every_session_reads_as_made(generation: &str) {
@@ -307,14 +312,67 @@ fn neither_line() {
             error.contains("not a kagent 0.10 or 1.0 database"),
             "{error}"
         );
+        // Both schemas searched, each with what it lacks.
         assert!(
-            error.contains("for 0.10 it lacks the table(s) event"),
+            error.contains("in schema kagent for 0.10 it lacks the table(s) session, event"),
+            "{error}"
+        );
+        assert!(
+            error.contains("in schema public for 0.10 it lacks the table(s) event"),
             "{error}"
         );
         assert!(
             error.contains("for 1.0 session_task, session_task_event, runtime_revision"),
             "{error}"
         );
+    });
+}
+
+/// kagent's Helm chart puts 1.0's tables in schema `kagent`: a plain URL
+/// finds them there, says so with the goose version, and warns by name
+/// when the version is newer than the one verified. A schema named is the
+/// only one read.
+fn schema_kagent() {
+    runtime().block_on(async {
+        let db = TestDatabase::create("kagent1_schema").await;
+        let in_kagent = |file: &str| format!("CREATE SCHEMA IF NOT EXISTS kagent; SET search_path TO kagent; {}", data(file));
+        db.execute(&in_kagent("schema-c.sql")).await;
+        db.execute(&in_kagent("rows-c.sql")).await;
+        db.execute(
+            "CREATE TABLE kagent.goose_db_version (id serial, version_id bigint NOT NULL, is_applied boolean NOT NULL);
+             INSERT INTO kagent.goose_db_version (version_id, is_applied) VALUES (0, true), (1, true);",
+        )
+        .await;
+        // A decoy in public, which the URL's own search path would find first.
+        db.execute("CREATE TABLE public.session (id text); CREATE TABLE public.event (id text);")
+            .await;
+        let found = source(&db);
+        let listed = found.list(&SessionQuery::default()).await.unwrap();
+        assert!(!listed.is_empty(), "sessions in schema kagent are listed");
+        assert!(found.describe().starts_with("kagent 1.0 PostgreSQL"), "{}", found.describe());
+        assert!(found.describe().ends_with("(schema kagent, goose version 1)"), "{}", found.describe());
+
+        db.execute("INSERT INTO kagent.goose_db_version (version_id, is_applied) VALUES (3, true)")
+            .await;
+        let newer = source(&db);
+        newer.list(&SessionQuery::default()).await.unwrap();
+        assert!(
+            newer.describe().ends_with("(schema kagent, goose version 3, newer than the 1 verified)"),
+            "{}",
+            newer.describe()
+        );
+
+        // Named: that schema alone, here the decoy's 0.10 shape.
+        let public = KagentPostgres::new(Secret::new(db.url.clone()), Some("public".into())).unwrap();
+        let error = public.list(&SessionQuery::default()).await.map(|_| ()).unwrap_err().to_string();
+        assert!(public.describe().contains("(schema public)"), "{} / {error}", public.describe());
+        let elsewhere = KagentPostgres::new(Secret::new(db.url.clone()), Some("other".into())).unwrap();
+        let error = elsewhere.list(&SessionQuery::default()).await.unwrap_err().to_string();
+        assert!(error.contains("in schema other for 0.10 it lacks"), "{error}");
+        assert!(!error.contains("schema kagent"), "only the schema named: {error}");
+        // A schema that is no plain identifier never reaches a query.
+        let hostile = KagentPostgres::new(Secret::new(db.url.clone()), Some("kagent\"; drop".into()));
+        assert!(hostile.is_err());
     });
 }
 

@@ -137,6 +137,7 @@ fn chart_dry_run() {
         }
         let every_option = [
             "kagent.database.existingSecret=kagent-db",
+            "kagent.database.schema=kagent",
             "kagent.api.url=http://kagent-controller.kagent:8083",
             "kagent.source=kagent-postgres",
             "kagent.api.tokenSecret=kagent-token",
@@ -188,6 +189,7 @@ fn chart_dry_run() {
         for arg in [
             "--database-url-file=/var/run/kagent-evals/database/url",
             "--source=kagent-postgres",
+            "--database-schema=kagent",
             "--judge-api-key-file=/var/run/kagent-evals/judge/key",
             "--allowed-judge-hosts=judge.example,*.openai.azure.com",
         ] {
@@ -288,6 +290,7 @@ fn values_schema() {
         ("kagent.api.url=kagent:8083", "/kagent/api/url"),
         ("runs.timeout=forever", "/runs/timeout"),
         ("kagent.source=kagent-database", "/kagent/source"),
+        ("kagent.database.schema=Kagent", "/kagent/database/schema"),
         ("allowCrossNamespace={nonsense}", "/allowCrossNamespace/0"),
     ] {
         let error = helm_template("kev", "ns", &[set]).unwrap_err();

@@ -122,7 +122,7 @@ fn seed<'a>(id: &'a str, user: &'a str, agent_id: &'a str, capture: &str) -> See
 }
 
 async fn kagent(db: &TestDatabase) -> KagentPostgres {
-    KagentPostgres::new(Secret::new(db.url.clone())).unwrap()
+    KagentPostgres::new(Secret::new(db.url.clone()), None).unwrap()
 }
 
 async fn fetch(

@@ -7,9 +7,9 @@ use super::evaluators::SuiteScope;
 use super::rules::NameKind;
 use super::select::Selection;
 use super::spec::{
-    Approvals, Case, EvaluatorSpec, EvaluatorType, GateMode, JudgeSpec, KagentApiSpec, MaxIncrease,
-    PriceSpec, ProbeSpec, ScenarioSpec, SecretKeyRef, SelectSpec, SessionMatch, SourceSpec,
-    SuiteSpec, Unmeasured, UnreadableEvents,
+    Approvals, Case, EvaluatorSpec, EvaluatorType, GateMode, JudgeSpec, KagentApiSpec,
+    KagentPostgresSpec, MaxIncrease, PriceSpec, ProbeSpec, ScenarioSpec, SecretKeyRef, SelectSpec,
+    SessionMatch, SourceSpec, SuiteSpec, Unmeasured, UnreadableEvents,
 };
 use crate::convert::ConvertOptions;
 use crate::efficiency::Price;
@@ -304,8 +304,8 @@ fn secret_references(spec: &SuiteSpec) -> Vec<(&'static str, &SecretKeyRef)> {
     .collect()
 }
 
-/// Every name a suite gives that may reach a URL or an API path, with its
-/// field path below `spec` and the kind of name it must be.
+/// Every name a suite gives that may reach a URL, an API path or a query,
+/// with its field path below `spec` and the kind of name it must be.
 fn path_names(spec: &SuiteSpec) -> Vec<(String, &str, NameKind)> {
     let mut names = Vec::new();
     if let Some(agent) = &spec.agent_ref {
@@ -338,6 +338,21 @@ fn path_names(spec: &SuiteSpec) -> Vec<(String, &str, NameKind)> {
             "judge.modelConfigRef.name".to_string(),
             config.name.as_str(),
             NameKind::Object,
+        ));
+    }
+    if let Some(SourceSpec {
+        kagent_postgres:
+            Some(KagentPostgresSpec {
+                schema: Some(schema),
+                ..
+            }),
+        ..
+    }) = &spec.source
+    {
+        names.push((
+            "source.kagentPostgres.schema".to_string(),
+            schema.as_str(),
+            NameKind::SqlSchema,
         ));
     }
     if let Some(SourceSpec {

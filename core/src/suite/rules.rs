@@ -65,6 +65,10 @@ pub enum NameKind {
     /// `\\`, `%`, `?`, `#`), never `.` or `..`, and nothing a header
     /// cannot carry.
     Id,
+    /// A PostgreSQL schema that goes into a query: lowercase letters,
+    /// digits and `_`, starting with a letter or `_` (an identifier that
+    /// needs no quoting).
+    SqlSchema,
 }
 
 impl NameKind {
@@ -74,6 +78,7 @@ impl NameKind {
             NameKind::Object => bounds::OBJECT_NAME_MAX,
             NameKind::Namespace => bounds::NAMESPACE_MAX,
             NameKind::Id => bounds::ID_MAX,
+            NameKind::SqlSchema => bounds::NAMESPACE_MAX,
         }
     }
 
@@ -85,6 +90,7 @@ impl NameKind {
             }
             NameKind::Namespace => "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
             NameKind::Id => "^[A-Za-z0-9][-A-Za-z0-9_.:@+=~]*$",
+            NameKind::SqlSchema => "^[a-z_][a-z0-9_]*$",
         }
     }
 
@@ -96,6 +102,9 @@ impl NameKind {
             }
             NameKind::Namespace => {
                 "must be a Kubernetes namespace (a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)"
+            }
+            NameKind::SqlSchema => {
+                "must be a PostgreSQL schema: lowercase letters, digits and '_', starting with a letter or '_', at most 63 characters"
             }
             NameKind::Id => {
                 "must be an id: letters, digits and '-_.:@+=~', starting with a letter or digit, at most 256 characters (no '/', '\\', '%', '?' or '#', which a router may read as structure)"
@@ -116,6 +125,12 @@ impl NameKind {
             && match self {
                 NameKind::Object => name.split('.').all(label),
                 NameKind::Namespace => label(name),
+                NameKind::SqlSchema => {
+                    name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                        && name
+                            .bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+                }
                 NameKind::Id => {
                     name.starts_with(|c: char| c.is_ascii_alphanumeric())
                         && name
@@ -360,6 +375,26 @@ mod tests {
                     "the CEL pattern and the check agree on {kind:?} {name:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_sql_schema_needs_no_quoting() {
+        let regex = regex::Regex::new(NameKind::SqlSchema.pattern()).unwrap();
+        for (name, allowed) in [
+            ("kagent", true),
+            ("_kagent_2", true),
+            ("public", true),
+            ("Kagent", false),
+            ("2kagent", false),
+            ("kagent\"; drop table session; --", false),
+            ("kagent.public", false),
+            ("", false),
+            (&"k".repeat(64), false),
+        ] {
+            assert_eq!(NameKind::SqlSchema.allows(name), allowed, "{name:?}");
+            let matched = regex.is_match(name) && name.len() <= NameKind::SqlSchema.max_length();
+            assert_eq!(matched, allowed, "the CEL pattern agrees on {name:?}");
         }
     }
 

@@ -965,10 +965,23 @@ pub struct FixtureSourceSpec {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = attach::<Self>)]
 pub struct KagentPostgresSpec {
     /// The database URL, from a Secret in the suite's namespace; the operator's default database when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url_secret_ref: Option<SecretKeyRef>,
+    /// The PostgreSQL schema holding kagent's tables, in the suite's own
+    /// database (`urlSecretRef`); searched in `kagent`, then `public`,
+    /// when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = bounds::NAMESPACE_MAX))]
+    pub schema: Option<String>,
+}
+
+impl Ruled for KagentPostgresSpec {
+    fn rules() -> Vec<Validation> {
+        vec![name_rule("schema", NameKind::SqlSchema)]
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
