@@ -1,7 +1,9 @@
 //! The kagent Agent a suite evaluates, as the run saw it. kagent 0.10's
 //! `kagent.dev/v1alpha2` Agent is one object; kagent 1.0's
 //! `api.kagent.dev/v1alpha3` Agent pairs an AgentTemplate and a Harness,
-//! each inline or named (§5 of the 1.0 contract). These functions are pure:
+//! each inline (`spec.template`, `spec.harness`) or named
+//! (`spec.templateRef.name`, `spec.harnessRef.name`), as the 1.0 contract's
+//! corrections say. These functions are pure:
 //! the run reconciler reads the objects and hands them here. What they keep
 //! is configuration, never a prompt's text or an environment value.
 
@@ -20,11 +22,19 @@ pub enum Half {
 }
 
 impl Half {
-    /// The field of the Agent's spec that holds it.
+    /// The field of the Agent's spec that holds it inline.
     pub fn field(self) -> &'static str {
         match self {
             Half::Template => "template",
             Half::Harness => "harness",
+        }
+    }
+
+    /// The field of the Agent's spec that names it (`.name`).
+    pub fn reference_field(self) -> &'static str {
+        match self {
+            Half::Template => "templateRef",
+            Half::Harness => "harnessRef",
         }
     }
 
@@ -44,13 +54,13 @@ pub enum Placement {
     Named(String),
 }
 
-/// Where the Agent spec keeps `half`: exactly one of `inline` and `ref.name`.
+/// Where the Agent spec keeps `half`: exactly one of `template` (inline)
+/// and `templateRef.name`, and of `harness` and `harnessRef.name`.
 pub fn placement(agent_spec: &Value, half: Half) -> Result<Placement, String> {
-    let field = half.field();
-    let at = &agent_spec[field];
-    let inline = at.get("inline").filter(|v| !v.is_null());
-    let named = at
-        .get("ref")
+    let (field, reference) = (half.field(), half.reference_field());
+    let inline = agent_spec.get(field).filter(|v| !v.is_null());
+    let named = agent_spec
+        .get(reference)
         .and_then(|r| r.get("name"))
         .and_then(Value::as_str);
     match (inline, named) {
@@ -61,14 +71,14 @@ pub fn placement(agent_spec: &Value, half: Half) -> Result<Placement, String> {
             Ok(Placement::Named(name.to_string()))
         }
         (None, Some(name)) if !name.is_empty() => Err(format!(
-            "spec.{field}.ref.name {name:?} {}",
+            "spec.{reference}.name {name:?} {}",
             NameKind::Object.message()
         )),
         (Some(_), Some(_)) => Err(format!(
-            "spec.{field} sets both inline and ref, where kagent allows one"
+            "spec sets both {field} and {reference}, where kagent allows one"
         )),
         _ => Err(format!(
-            "spec.{field} has neither inline nor ref.name, so its {} cannot be read",
+            "spec has neither {field} nor {reference}.name, so its {} cannot be read",
             half.kind()
         )),
     }

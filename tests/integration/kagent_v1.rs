@@ -512,7 +512,7 @@ fn operator_on_a_1_0_agent() {
         let agent = |latest: &str| {
             json!({
                 "metadata": {"name": "weather-agent"},
-                "spec": {"template": {"ref": {"name": "weather"}}, "harness": {"inline": {"kagent": {}}}},
+                "spec": {"templateRef": {"name": "weather"}, "harness": {"kagent": {}}},
                 "status": {"observedGeneration": 1, "latestSuccessfulRevision": latest}
             })
         };
@@ -601,7 +601,7 @@ fn operator_on_a_1_0_agent() {
         assert_eq!(third.phase, Some(Phase::Error), "{third:?}");
         assert_eq!(third.failure, Some(Failure::AgentUnreadable), "{third:?}");
         let message = third.message.clone().unwrap_or_default();
-        assert!(message.contains("AgentTemplate weather (spec.template.ref) cannot be read: not found"), "{message}");
+        assert!(message.contains("AgentTemplate weather (spec.templateRef.name) cannot be read: not found"), "{message}");
         assert_eq!(third.sessions_evaluated, None, "{third:?}");
     });
 }

@@ -452,8 +452,8 @@ fn both_lines_from_the_operator() {
         agent(&client, &ns, "weather-agent", "You report the weather from the tool.").await;
         apply_v1(&client, &ns, "Agent", json!({
             "metadata": {"name": "weather-v1"},
-            "spec": {"template": {"inline": {"modelConfig": {"name": "scripted"}, "systemPrompt": "Report the weather."}},
-                     "harness": {"inline": {"kagent": {}}}}
+            "spec": {"template": {"modelConfig": {"name": "scripted"}, "systemPrompt": "Report the weather."},
+                     "harness": {"kagent": {}}}
         }))
         .await;
         let secrets: kube::Api<k8s_openapi::api::core::v1::Secret> = kube::Api::namespaced(client.clone(), &ns);

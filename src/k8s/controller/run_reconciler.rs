@@ -786,9 +786,9 @@ async fn resolve_half(
                 Err(e) => kube_problem(&e),
             };
             return Err(unreadable(format!(
-                "its {} {name} (spec.{}.ref) cannot be read: {why}",
+                "its {} {name} (spec.{}.name) cannot be read: {why}",
                 half.kind(),
-                half.field()
+                half.reference_field()
             )));
         }
     };

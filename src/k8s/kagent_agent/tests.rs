@@ -1,10 +1,10 @@
 use super::*;
 
-fn agent(template: Value, harness: Value) -> Value {
+fn agent(spec: Value) -> Value {
     json!({
         "apiVersion": "api.kagent.dev/v1alpha3",
         "kind": "Agent",
-        "spec": {"template": template, "harness": harness},
+        "spec": spec,
         "status": {"observedGeneration": 3, "latestSuccessfulRevision": "rev-2", "desiredRevision": "rev-2"},
     })
 }
@@ -24,8 +24,8 @@ fn template_spec() -> Value {
 #[test]
 fn a_half_is_inline_or_named_and_never_both_or_neither() {
     let spec = json!({
-        "template": {"ref": {"name": "weather"}},
-        "harness": {"inline": {"kagent": {}}},
+        "templateRef": {"name": "weather"},
+        "harness": {"kagent": {}},
     });
     assert_eq!(
         placement(&spec, Half::Template),
@@ -35,17 +35,20 @@ fn a_half_is_inline_or_named_and_never_both_or_neither() {
         placement(&spec, Half::Harness),
         Ok(Placement::Inline(json!({"kagent": {}})))
     );
-    let both = json!({"template": {"ref": {"name": "a"}, "inline": {}}});
+    let both = json!({"templateRef": {"name": "a"}, "template": {}});
     assert!(
         placement(&both, Half::Template)
             .unwrap_err()
-            .contains("both inline and ref")
+            .contains("both template and templateRef")
     );
-    let neither = json!({"template": {"ref": {}}});
+    let neither = json!({"templateRef": {}});
     let error = placement(&neither, Half::Template).unwrap_err();
-    assert!(error.contains("spec.template has neither"), "{error}");
+    assert!(
+        error.contains("spec has neither template nor templateRef.name"),
+        "{error}"
+    );
     assert!(error.contains("AgentTemplate"), "{error}");
-    let hostile = json!({"template": {"ref": {"name": "../../team-b/agenttemplates/x"}}});
+    let hostile = json!({"templateRef": {"name": "../../team-b/agenttemplates/x"}});
     let error = placement(&hostile, Half::Template).unwrap_err();
     assert!(
         error.contains("must be a Kubernetes object name"),
@@ -55,10 +58,7 @@ fn a_half_is_inline_or_named_and_never_both_or_neither() {
 
 #[test]
 fn a_1_0_agent_is_recorded_by_revision_template_and_harness_without_its_prompt() {
-    let object = agent(
-        json!({"ref": {"name": "weather"}}),
-        json!({"inline": {"claude": {}}}),
-    );
+    let object = agent(json!({"templateRef": {"name": "weather"}, "harness": {"claude": {}}}));
     let template = Resolved::new(
         Half::Template,
         &Placement::Named("weather".into()),
@@ -123,10 +123,7 @@ fn a_harness_names_the_one_kind_it_sets() {
 
 #[test]
 fn the_fingerprint_moves_with_a_referenced_template_though_the_agent_does_not() {
-    let object = agent(
-        json!({"ref": {"name": "weather"}}),
-        json!({"ref": {"name": "h"}}),
-    );
+    let object = agent(json!({"templateRef": {"name": "weather"}, "harnessRef": {"name": "h"}}));
     let named = |name: &str| Placement::Named(name.into());
     let harness = Resolved::new(Half::Harness, &named("h"), json!({"kagent": {}}));
     let before = v1alpha3_snapshot(
