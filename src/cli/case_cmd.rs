@@ -2,7 +2,7 @@
 //! session, or from the failing (or passing) sessions of a report.
 
 use super::extract::fetch_one;
-use super::output::emit;
+use super::output::{emit, say};
 use super::run_cmd::read_reports;
 use super::{CommandError, SourceArgs, Status};
 use crate::core::formats::append::append_case;
@@ -139,7 +139,7 @@ pub async fn run(command: CaseCommand) -> Result<Status, CommandError> {
         let redaction = redact::redact_with(&mut case, &secrets);
         let yaml = serde_saphyr::to_string(&vec![case]).map_err(|e| CommandError(e.to_string()))?;
         for warning in &harvested.warnings {
-            eprintln!("warning: {}: {warning}", wanted.name);
+            say(&format!("warning: {}: {warning}", wanted.name));
         }
         if redaction.count > 0 {
             eprintln!(
@@ -150,7 +150,7 @@ pub async fn run(command: CaseCommand) -> Result<Status, CommandError> {
             );
         }
         for item in &harvested.review {
-            eprintln!("review: {}: {item}", wanted.name);
+            say(&format!("review: {}: {item}", wanted.name));
         }
         let mut header = format!(
             "# Harvested from session {} ({}). Review before committing:\n",

@@ -1,10 +1,11 @@
 //! `kagent-evals extract`: one session as a trajectory, its per-event
 //! account, its invocations, or its raw events with secrets redacted.
 
-use super::output::{Output, table, warn_issues};
+use super::output::{Output, say, table, warn_issues};
 use super::{CommandError, SourceArgs, Status};
 use crate::core::convert::{self, ConvertOptions, split_by_invocation};
 use crate::core::redact;
+use crate::core::render::terminal::terminal_safe;
 use crate::core::session::SessionKey;
 use crate::core::task::RecordChoice;
 use crate::source::{RawSession, SessionSource};
@@ -90,7 +91,7 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
     let options = args.options();
     let mut unscorable = false;
     if session.events.is_empty() && issues == 0 {
-        eprintln!("warning: session {} has no events", session.key);
+        say(&format!("warning: session {} has no events", session.key));
         unscorable = true;
     }
     let mut out = Output::open(args.output.as_deref())?;
@@ -122,7 +123,7 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
             ]
         });
         let mut text = table(["#", "AUTHOR", "ROLE", "INVOCATION", "CONTRIBUTED"], rows);
-        text.push_str(&conversion.footer());
+        text.push_str(&terminal_safe(&conversion.footer()));
         text.push('\n');
         out.write(&text)?;
     } else {
@@ -141,7 +142,7 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
         // What the scorers cannot read (arguments that are not an object,
         // say) is said too, as `run` would refuse the session for it.
         if let Some(e) = unreadable {
-            eprintln!("warning: the trajectory cannot be scored: {e}");
+            say(&format!("warning: the trajectory cannot be scored: {e}"));
             unscorable = true;
         }
     }
@@ -150,7 +151,7 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
         eprintln!("wrote {}", path.display());
     }
     for note in &session.notes {
-        eprintln!("note: {note}");
+        say(&format!("note: {note}"));
     }
     Ok(if issues > 0 || unscorable {
         Status::Failed

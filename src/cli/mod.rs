@@ -276,7 +276,7 @@ pub fn open_for_suite(
         policy: &Policy::default(),
     })?;
     for note in &resolution.notes {
-        eprintln!("note: {note}");
+        output::say(&format!("note: {note}"));
     }
     open(&resolution).map_err(|e| CommandError(e.to_string()))
 }
@@ -359,8 +359,9 @@ pub fn main() -> ExitCode {
     });
     match result {
         Ok(status) => status.into(),
+        // An error may quote a record (a task id, a tool name).
         Err(e) => {
-            eprintln!("error: {e}");
+            output::say(&format!("error: {e}"));
             Status::Error.into()
         }
     }

@@ -1,6 +1,7 @@
 //! Writing results: to a file or stdout, and aligned text tables.
 
 use super::CommandError;
+use crate::core::render::terminal::{one_line, terminal_safe};
 use comfy_table::{Row, Table, presets::NOTHING};
 use std::io::Write;
 use std::path::Path;
@@ -77,12 +78,20 @@ pub fn stdout_written(result: std::io::Result<()>) -> Result<(), CommandError> {
     }
 }
 
-/// A borderless table with a header row, as `kubectl get` prints.
-pub fn table<R: Into<Row>>(header: impl Into<Row>, rows: impl IntoIterator<Item = R>) -> String {
+/// A borderless table with a header row, as `kubectl get` prints. Each
+/// cell is shown on one line, whatever a record put in it.
+pub fn table<C: AsRef<str>, R: IntoIterator<Item = C>>(
+    header: impl Into<Row>,
+    rows: impl IntoIterator<Item = R>,
+) -> String {
     let mut table = Table::new();
     table.load_preset(NOTHING).set_header(header);
     for row in rows {
-        table.add_row(row);
+        table.add_row(
+            row.into_iter()
+                .map(|cell| one_line(cell.as_ref()).into_owned())
+                .collect::<Vec<_>>(),
+        );
     }
     for column in table.column_iter_mut() {
         column.set_padding((0, 3));
@@ -100,8 +109,14 @@ pub fn table<R: Into<Row>>(header: impl Into<Row>, rows: impl IntoIterator<Item 
 pub fn warn_issues<'a>(issues: impl IntoIterator<Item = &'a crate::core::ingest::Issue>) -> usize {
     let mut count = 0;
     for issue in issues {
-        eprintln!("warning: {issue}");
+        say(&format!("warning: {issue}"));
         count += 1;
     }
     count
+}
+
+/// One line on stderr, which may quote a record: shown, never steering the
+/// terminal.
+pub fn say(line: &str) {
+    eprintln!("{}", terminal_safe(line));
 }

@@ -1,9 +1,10 @@
 //! `kagent-evals run`: score suites against sessions and report.
 
-use super::output::emit;
+use super::output::{emit, say};
 use super::suite::{CriteriaArgs, SelectArgs, read_suites, suite_files};
 use super::{CommandError, JudgeArgs, SourceArgs, Status, open_for_suite};
 use crate::core::render;
+use crate::core::render::terminal::terminal_safe;
 use crate::core::suite::compile::{CompiledSuite, compile};
 use crate::core::suite::gate::{Baseline, apply_baseline, without_baseline};
 use crate::core::suite::loaded::{LoadedSuite, SuiteFormat};
@@ -111,7 +112,7 @@ pub async fn run(args: RunArgs) -> Result<Status, CommandError> {
     let mut reports = Vec::new();
     for (file, loaded, compiled) in &suites {
         for warning in compiled.warnings() {
-            eprintln!("warning: {warning}");
+            say(&format!("warning: {warning}"));
         }
         // kagent-agentevals reads its fixture paths from the working
         // directory; an EvalSuite's are relative to its file.
@@ -232,14 +233,16 @@ pub fn render_all(reports: &[Report], format: ReportFormat) -> String {
             text
         }
         (ReportFormat::Junit, many) => render::junit(many),
+        // Text for a terminal or a pull request: what a record put in a
+        // note or a reason is shown, never steering either.
         (ReportFormat::Table, many) => many
             .iter()
-            .map(render::table)
+            .map(|r| terminal_safe(&render::table(r)).into_owned())
             .collect::<Vec<_>>()
             .join("\n"),
         (ReportFormat::Markdown, many) => many
             .iter()
-            .map(render::markdown)
+            .map(|r| terminal_safe(&render::markdown(r)).into_owned())
             .collect::<Vec<_>>()
             .join("\n"),
     }

@@ -6,6 +6,7 @@ mod html;
 mod junit;
 mod markdown;
 mod table;
+pub mod terminal;
 
 pub use html::html;
 pub use junit::junit;
