@@ -45,7 +45,11 @@ fn steering(text: &str) -> Vec<char> {
 fn assert_shown_not_sent(output: &Output, what: &str) {
     for (stream, bytes) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
         let text = String::from_utf8_lossy(bytes);
-        assert!(steering(&text).is_empty(), "{what} {stream}: {:?}\n{text}", steering(&text));
+        assert!(
+            steering(&text).is_empty(),
+            "{what} {stream}: {:?}\n{text}",
+            steering(&text)
+        );
     }
 }
 
@@ -63,7 +67,10 @@ fn a_hostile_record_is_shown_escaped_in_every_text_output() {
     assert_eq!(summary.status.code(), Some(0));
     assert_shown_not_sent(&summary, "extract --summary");
     let shown = String::from_utf8_lossy(&summary.stdout);
-    assert!(shown.contains(r"call get_weather\u{1b}]0;pwned\u{7}"), "{shown}");
+    assert!(
+        shown.contains(r"call get_weather\u{1b}]0;pwned\u{7}"),
+        "{shown}"
+    );
     assert!(shown.contains(r"\u{202e}ynnus"), "{shown}");
     // One row per event: nothing a field held drew a row of its own.
     assert_eq!(shown.lines().count(), 6, "{shown}");
@@ -77,7 +84,11 @@ fn a_hostile_record_is_shown_escaped_in_every_text_output() {
             "--format",
             format,
         ]);
-        assert_eq!(run.status.code(), Some(1), "the tool was not the one expected");
+        assert_eq!(
+            run.status.code(),
+            Some(1),
+            "the tool was not the one expected"
+        );
         assert_shown_not_sent(&run, format);
     }
     // JSON keeps the names as they were, escaped by JSON itself.
