@@ -113,7 +113,13 @@ pub async fn detect(
                     goose: tables.contains(&"goose_db_version"),
                 });
             }
-            Err(lacking) => lacks.push(format!("in schema {schema} {lacking}")),
+            Err(Unfit::Lacks(why)) => lacks.push(format!("in schema {schema} {why}")),
+            Err(Unfit::Ambiguous(why)) => {
+                return Err(SourceError::Unavailable {
+                    source_name: source.to_string(),
+                    detail: format!("schema {schema} {why}"),
+                });
+            }
         }
     }
     Err(SourceError::Unavailable {
@@ -122,8 +128,16 @@ pub async fn detect(
     })
 }
 
-/// The line that `tables` make, or what they lack to be either.
-fn line_of(tables: &[&str]) -> Result<Line, String> {
+/// Why a schema's tables make no line.
+enum Unfit {
+    /// They lack what either line needs: another schema may hold them.
+    Lacks(String),
+    /// They hold what cannot be told apart: an error, never a guess.
+    Ambiguous(String),
+}
+
+/// The line that `tables` make, or why they make none.
+fn line_of(tables: &[&str]) -> Result<Line, Unfit> {
     let has = |t: &str| tables.contains(&t);
     let missing = |wanted: &[&'static str]| -> Vec<&'static str> {
         wanted.iter().copied().filter(|t| !has(t)).collect()
@@ -135,22 +149,24 @@ fn line_of(tables: &[&str]) -> Result<Line, String> {
         "session_task_event",
         "runtime_revision",
     ]);
-    if v010.is_empty() {
-        Ok(Line::V010)
-    } else if v1.is_empty() {
-        Ok(Line::V1(
-            if has("session_record") && has("agent_runtime_revision") {
-                Generation::C
-            } else {
-                Generation::B
-            },
-        ))
-    } else {
-        Err(format!(
+    let views = (has("session_record"), has("agent_runtime_revision"));
+    match (v010.is_empty(), v1.is_empty(), views) {
+        (true, true, _) => Err(Unfit::Ambiguous(
+            "holds both kagent 0.10's tables (session, event) and 1.0's (session_task, session_task_event, runtime_revision): kagent 1.0 never shares a database with 0.10, so which line it is cannot be told; name the schema that holds one of them".into(),
+        )),
+        (true, false, _) => Ok(Line::V010),
+        (false, true, (true, true)) => Ok(Line::V1(Generation::C)),
+        (false, true, (false, false)) => Ok(Line::V1(Generation::B)),
+        (false, true, (record, _)) => Err(Unfit::Ambiguous(format!(
+            "holds kagent 1.0's tables and the view {} without {}: neither schema generation B (no views) nor C (both)",
+            if record { "session_record" } else { "agent_runtime_revision" },
+            if record { "agent_runtime_revision" } else { "session_record" },
+        ))),
+        (false, false, _) => Err(Unfit::Lacks(format!(
             "for 0.10 it lacks the table(s) {}, for 1.0 {}",
             v010.join(", "),
             v1.join(", ")
-        ))
+        ))),
     }
 }
 

@@ -55,6 +55,11 @@ pub fn tests() -> Vec<Test> {
             run: neither_line,
         },
         Test {
+            name: "kagent_v1::both_lines_or_half_a_generation_is_an_error_not_a_guess",
+            needs: &[Need::Postgres],
+            run: no_guess,
+        },
+        Test {
             name: "kagent_v1::a_default_install_is_found_in_schema_kagent_with_its_goose_version",
             needs: &[Need::Postgres],
             run: schema_kagent,
@@ -603,5 +608,39 @@ fn operator_on_a_1_0_agent() {
         let message = third.message.clone().unwrap_or_default();
         assert!(message.contains("AgentTemplate weather (spec.templateRef.name) cannot be read: not found"), "{message}");
         assert_eq!(third.sessions_evaluated, None, "{third:?}");
+    });
+}
+
+/// A stray 0.10 `event` table beside 1.0's tables, or one of generation
+/// C's two views without the other: said, never read as one line or the
+/// other.
+fn no_guess() {
+    runtime().block_on(async {
+        let both = TestDatabase::create("kagent_both").await;
+        both.execute(&data("schema-c.sql")).await;
+        both.execute("CREATE TABLE event (id text)").await;
+        let error = source(&both)
+            .list(&SessionQuery::default())
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("schema public holds both kagent 0.10's tables"),
+            "{error}"
+        );
+
+        let half = TestDatabase::create("kagent_half").await;
+        half.execute(&data("schema-c.sql")).await;
+        half.execute("DROP VIEW agent_runtime_revision CASCADE")
+            .await;
+        let error = source(&half)
+            .list(&SessionQuery::default())
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("the view session_record without agent_runtime_revision"),
+            "{error}"
+        );
     });
 }
