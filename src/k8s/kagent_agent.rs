@@ -11,8 +11,8 @@ use crate::core::pyjson::{Layout, dumps_sorted};
 use crate::core::suite::rules::NameKind;
 use crate::core::suite::spec::AgentApiVersion;
 use crate::k8s::crd::{AgentSnapshot, HarnessSnapshot, TemplateSnapshot};
+use crate::k8s::names::short_hash;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 /// The two halves of a kagent 1.0 Agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,19 +157,14 @@ pub fn v1alpha3_snapshot(
 
 /// A short, stable digest of a JSON value (keys sorted).
 pub fn fingerprint(value: &Value) -> String {
-    short_digest(&dumps_sorted(value, Layout::Compact))
-}
-
-fn short_digest(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    short_hash(&dumps_sorted(value, Layout::Compact), 16)
 }
 
 /// Where the system prompt comes from; an inline prompt by its digest, so
 /// that a changed prompt shows without its text.
 fn prompt(template: &Value) -> Option<String> {
     if let Some(text) = template["systemPrompt"].as_str() {
-        return Some(format!("inline (sha256 {})", short_digest(text)));
+        return Some(format!("inline (sha256 {})", short_hash(text, 16)));
     }
     let from = template.get("systemPromptFrom")?;
     let name = from["name"].as_str().unwrap_or("?");

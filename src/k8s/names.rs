@@ -21,19 +21,21 @@ pub fn bounded(stem: &str, suffix: &str, max: usize) -> String {
     if stem.len() + suffix.len() <= max {
         return format!("{stem}{suffix}");
     }
-    let digest = Sha256::digest(stem.as_bytes());
-    let hash: String = digest
-        .iter()
-        .flat_map(|b| [b >> 4, b & 0xf])
-        .take(HASH_DIGITS)
-        .map(|d| char::from_digit(d.into(), 16).unwrap_or('0'))
-        .collect();
+    let hash = short_hash(stem, HASH_DIGITS);
     let keep = max.saturating_sub(suffix.len() + HASH_DIGITS + 1);
     let cut = stem[..stem.floor_char_boundary(keep)].trim_end_matches(['-', '.']);
     match cut {
         "" => format!("{hash}{suffix}"),
         cut => format!("{cut}-{hash}{suffix}"),
     }
+}
+
+/// The first `digits` hex digits of `text`'s SHA-256: a short, stable
+/// stand-in for a text too long, or too private, to show.
+pub fn short_hash(text: &str, digits: usize) -> String {
+    let mut hex = format!("{:x}", Sha256::digest(text.as_bytes()));
+    hex.truncate(digits);
+    hex
 }
 
 /// A label value naming an object: the name itself when it fits in 63
