@@ -256,11 +256,8 @@ impl KagentPostgres {
                     None => &kagent_v1::SCHEMAS_SEARCHED,
                 };
                 let found = kagent_v1::detect(tx, schemas, &self.describe_name()).await?;
-                search_in(tx, &found.schema)
-                    .await
-                    .map_err(|e| self.unavailable(e))?;
                 let goose = match found.goose {
-                    true => kagent_v1::goose_version(tx)
+                    true => kagent_v1::goose_version(tx, &found.schema)
                         .await
                         .map_err(|e| self.unavailable(e))?,
                     false => None,

@@ -21,6 +21,7 @@ use crate::core::a2a_v1::timeline::{self, EventRow, TaskRow};
 use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents};
 use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{AgentRef, SessionKey};
+use crate::core::suite::rules::NameKind;
 use crate::core::task::Record;
 use futures::TryStreamExt;
 use jiff::Timestamp;
@@ -170,11 +171,19 @@ fn line_of(tables: &[&str]) -> Result<Line, Unfit> {
     }
 }
 
-/// The newest goose migration applied, where the schema has goose's table.
-pub async fn goose_version(tx: &mut sqlx::PgConnection) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar("SELECT max(version_id)::int8 FROM goose_db_version WHERE is_applied")
-        .fetch_one(&mut *tx)
-        .await
+/// The newest goose migration applied in `schema`, which has goose's
+/// table and needs no quoting (it was searched or named as a
+/// [`NameKind::SqlSchema`]).
+pub async fn goose_version(
+    tx: &mut sqlx::PgConnection,
+    schema: &str,
+) -> Result<Option<i64>, sqlx::Error> {
+    debug_assert!(NameKind::SqlSchema.allows(schema));
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT max(version_id)::int8 FROM \"{schema}\".goose_db_version WHERE is_applied"
+    )))
+    .fetch_one(&mut *tx)
+    .await
 }
 
 // The Sessions with their Agent and revision, for each generation; macros
