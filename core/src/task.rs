@@ -117,11 +117,15 @@ pub fn task_events(
         Some(Value::Array(messages)) => messages.as_slice(),
         Some(_) => return Err(Issue::new(whole(), "`history` is not a list")),
     };
-    // The invocation of a message without its own: the task, so that each
-    // turn of a multi-turn conversation stays apart.
-    let task_invocation = metadata_str(task.get("metadata"), "invocation_id")
-        .unwrap_or(task_id)
-        .to_string();
+    // The turn a message belongs to. A kagent 1.0 task is one user turn
+    // with its human-in-the-loop continuations, whatever `adk_*` keys an
+    // older alpha left on its parts; a 0.3 message may name its ADK
+    // invocation, else the task is the turn.
+    let task_invocation = match protocol {
+        Protocol::V1 => task_id,
+        Protocol::Legacy => metadata_str(task.get("metadata"), "invocation_id").unwrap_or(task_id),
+    }
+    .to_string();
     let mut seen = HashSet::new();
     let mut calls = Calls::default();
     let mut events = Vec::new();
@@ -305,7 +309,10 @@ fn message_event(
             .and_then(Value::as_str)
             .map(String::from)
             .unwrap_or_else(|| format!("{task_id}-{index}")),
-        "invocation_id": metadata_str(metadata, "invocation_id").unwrap_or(task_invocation),
+        "invocation_id": match protocol {
+            Protocol::V1 => task_invocation,
+            Protocol::Legacy => metadata_str(metadata, "invocation_id").unwrap_or(task_invocation),
+        },
         "author": author,
         "content": {"role": if user { "user" } else { "model" }, "parts": parts},
     });
@@ -421,6 +428,31 @@ mod tests {
             json!({"result": "ok"})
         );
         assert_eq!(legacy[0]["invocation_id"], "t");
+    }
+
+    #[test]
+    fn a_kagent_1_task_is_one_turn_whatever_invocation_ids_it_carries() {
+        let leftover = |id: &str| json!({"adk_invocation_id": id});
+        let task = json!({"id": "t", "metadata": leftover("e-0"), "history": [
+            {"messageId": "u", "role": "ROLE_USER", "parts": [{"text": "restart web"}]},
+            {"messageId": "a1", "role": "ROLE_AGENT", "metadata": leftover("e-1"),
+             "parts": [{"data": {"data": {"id": "c", "name": "restart", "args": {}}},
+                        "metadata": {"kagent.dev/a2a/part-type": "function_call"}}]},
+            {"messageId": "a2", "role": "ROLE_AGENT", "metadata": leftover("e-2"),
+             "parts": [{"text": "restarted"}]}
+        ]});
+        let invocations: Vec<Value> = task_events(&task, Protocol::V1, &source(), KeepJson::Yes)
+            .unwrap()
+            .iter()
+            .map(|e| e.value().unwrap()["invocation_id"].clone())
+            .collect();
+        assert_eq!(invocations, ["t", "t", "t"]);
+        let legacy = task_events(&task, Protocol::Legacy, &source(), KeepJson::Yes).unwrap();
+        assert_eq!(
+            legacy[1].value().unwrap()["invocation_id"],
+            "e-1",
+            "a 0.3 message names its ADK invocation"
+        );
     }
 
     #[test]
