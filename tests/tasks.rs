@@ -294,3 +294,60 @@ fn a_task_that_cannot_be_read_fails_its_session_closed() {
         String::from_utf8_lossy(&output.stdout)
     );
 }
+
+#[test]
+fn a_session_whose_last_task_failed_fails_its_case_unless_the_suite_scores_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = dir.path().join("order.jsonl");
+    std::fs::write(&fixture, stored_tasks("adk/tool-error")).unwrap();
+    // The agent called the right tool, which raised: the evaluator alone
+    // would pass the case.
+    let run = |extra: &str, format: &str| {
+        let suite = dir.path().join("suite.yaml");
+        std::fs::write(
+            &suite,
+            format!("apiVersion: evals.kagent.dev/v1alpha1\nkind: EvalSuite\nmetadata: {{name: t}}\nspec:\n{extra}  cases:\n    - name: order\n      sessionId: order\n      evaluators:\n        - {{name: tools, type: toolsUsed, toolsUsed: {{expected: [lookup_order], mode: subset}}}}\n"),
+        )
+        .unwrap();
+        Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+            .args(["run", suite.to_str().unwrap(), "--fixture"])
+            .arg(&fixture)
+            .args(["--format", format])
+            .output()
+            .unwrap()
+    };
+    let output = run("", "json");
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let session = &report["cases"][0]["sessions"][0];
+    assert_eq!(session["evaluations"][0]["passed"], true);
+    assert_eq!(session["passed"], false);
+    let error = session["failedTask"]["error"].as_str().unwrap();
+    assert!(
+        error.ends_with("failed (TASK_FAILED): order A-17 does not exist"),
+        "{error}"
+    );
+    assert_eq!(report["summary"]["failedTasks"], 1);
+    assert_eq!(report["summary"].get("failedTasksScored"), None);
+
+    let table = String::from_utf8(run("", "table").stdout).unwrap();
+    assert!(table.contains("(last turn)"), "{table}");
+    assert!(
+        table.contains("1 session(s) ended in a failed task"),
+        "{table}"
+    );
+
+    // Opting out is explicit and counted.
+    let output = run("  failedTasks: score\n", "json");
+    assert_eq!(output.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        report["cases"][0]["sessions"][0]["failedTask"]["failsCase"],
+        false
+    );
+    assert_eq!(report["summary"]["failedTasksScored"], 1);
+    assert_eq!(
+        run("  failedTasks: ignore\n", "json").status.code(),
+        Some(2)
+    );
+}

@@ -83,6 +83,13 @@ pub enum SkipReason {
     /// Every readable part was dropped: these tools, or `(thought)`.
     Filtered(Vec<String>),
     NothingScorable,
+    /// An error in place of content (kagent's failed task, a model error):
+    /// no message of the trajectory, as the reference converter reads it,
+    /// and named here so that it is seen.
+    AgentError {
+        code: String,
+        message: String,
+    },
 }
 
 impl fmt::Display for SkipReason {
@@ -93,6 +100,10 @@ impl fmt::Display for SkipReason {
             SkipReason::NoParts => f.write_str("no parts"),
             SkipReason::Filtered(names) => write!(f, "filtered: {}", names.join(", ")),
             SkipReason::NothingScorable => f.write_str("nothing scorable"),
+            SkipReason::AgentError { code, message } if message.is_empty() => {
+                write!(f, "error {code}")
+            }
+            SkipReason::AgentError { code, message } => write!(f, "error {code}: {message}"),
         }
     }
 }
@@ -236,6 +247,13 @@ fn convert_event<'e>(
     let parts = match &event.content {
         _ if event.partial && !options.include_partial => {
             account.skipped = Some(SkipReason::StreamingPartial);
+            return account;
+        }
+        Content::Missing | Content::NoParts { .. } if event.error_code.is_some() => {
+            account.skipped = Some(SkipReason::AgentError {
+                code: event.error_code.clone().unwrap_or_default(),
+                message: event.error_message.clone().unwrap_or_default(),
+            });
             return account;
         }
         Content::Missing => {
@@ -545,6 +563,24 @@ mod tests {
         let c = convert(&evs, &with);
         assert_eq!(c.messages[0].content, json!("secret plan"));
         assert_eq!(c.account[0].describe(), "thought \"secret plan\"");
+    }
+
+    #[test]
+    fn an_error_in_place_of_content_is_named_in_the_account_not_the_messages() {
+        let events = events(&[
+            json!({"author": "agent", "error_code": "TASK_FAILED", "error_message": "llm error"}),
+            json!({"author": "agent", "error_code": "MALFORMED_FUNCTION_CALL"}),
+        ]);
+        let conversion = convert(&events, &ConvertOptions::default());
+        assert!(conversion.messages.is_empty());
+        let said: Vec<String> = conversion.account.iter().map(|a| a.describe()).collect();
+        assert_eq!(
+            said,
+            [
+                "error TASK_FAILED: llm error",
+                "error MALFORMED_FUNCTION_CALL"
+            ]
+        );
     }
 
     #[test]

@@ -96,6 +96,28 @@ impl Session {
         }
     }
 
+    /// The error the conversation ended with: its last turn's last word
+    /// is an error event (kagent's failed task, ADK's model error) rather
+    /// than anything the agent said or did.
+    pub fn final_failure(&self) -> Option<TurnFailure> {
+        let turn = self.events.last()?.invocation();
+        self.events
+            .iter()
+            .rev()
+            .take_while(|e| e.invocation() == turn)
+            .filter(|e| !e.partial)
+            .find_map(|e| match (&e.error_code, &e.content) {
+                (Some(code), _) => Some(Some(TurnFailure {
+                    turn: turn.to_string(),
+                    code: code.clone(),
+                    message: e.error_message.clone().unwrap_or_default(),
+                })),
+                (None, Content::Parts { .. }) => Some(None),
+                (None, _) => None,
+            })
+            .flatten()
+    }
+
     /// The first thing the user said, which suites match cases on.
     pub fn first_user_text(&self) -> Option<&str> {
         self.events
@@ -111,6 +133,27 @@ impl Session {
                 }),
                 _ => None,
             })
+    }
+}
+
+/// A turn that ended in an error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnFailure {
+    pub turn: String,
+    pub code: String,
+    pub message: String,
+}
+
+impl fmt::Display for TurnFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let turn = match self.turn.as_str() {
+            "" => "the last turn".to_string(),
+            id => format!("turn {id}"),
+        };
+        match self.message.as_str() {
+            "" => write!(f, "{turn} failed ({})", self.code),
+            message => write!(f, "{turn} failed ({}): {message}", self.code),
+        }
     }
 }
 
@@ -236,5 +279,32 @@ mod tests {
         assert_eq!(agent.author(), "k8s_agent");
         assert!("k8s-agent".parse::<AgentRef>().is_err());
         assert!("a/b/c".parse::<AgentRef>().is_err());
+    }
+
+    #[test]
+    fn a_conversation_fails_only_when_its_last_turn_ends_in_an_error() {
+        let event = |value: serde_json::Value| Event::from_json(&value).0;
+        let said = |turn: &str, text: &str| {
+            event(serde_json::json!({"invocation_id": turn, "author": "agent",
+                "content": {"parts": [{"text": text}]}}))
+        };
+        let error = |turn: &str| {
+            event(serde_json::json!({"invocation_id": turn, "author": "agent",
+                "error_code": "TASK_FAILED", "error_message": "llm error"}))
+        };
+        let session = |events: Vec<Event>| Session {
+            events,
+            ..Session::default()
+        };
+        let failed = session(vec![said("t1", "hi"), error("t2")]).final_failure();
+        assert_eq!(
+            failed.map(|f| f.to_string()).as_deref(),
+            Some("turn t2 failed (TASK_FAILED): llm error")
+        );
+        let recovered = session(vec![error("t1"), said("t1", "retried: fine")]);
+        assert_eq!(recovered.final_failure(), None, "an answer after the error");
+        let earlier = session(vec![error("t1"), said("t2", "fine")]);
+        assert_eq!(earlier.final_failure(), None, "an earlier turn failed");
+        assert_eq!(session(Vec::new()).final_failure(), None);
     }
 }

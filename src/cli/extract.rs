@@ -153,6 +153,12 @@ pub async fn run(args: ExtractArgs) -> Result<Status, CommandError> {
     for note in &session.notes {
         say(&format!("note: {note}"));
     }
+    if let Some(failure) = session.final_failure() {
+        say(&format!(
+            "warning: session {} ended in a failed task: {failure}",
+            session.key
+        ));
+    }
     Ok(if issues > 0 || unscorable {
         Status::Failed
     } else {

@@ -293,6 +293,12 @@ pub struct CaseCounts {
     /// Sessions with events that could not be read.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unreadable_sessions: u32,
+    /// Sessions whose last turn failed (a failed task), and how many of
+    /// them were scored anyway (`failedTasks: score`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_tasks: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_tasks_scored: u32,
 }
 
 fn is_zero(n: &u32) -> bool {

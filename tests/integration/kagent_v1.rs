@@ -204,6 +204,25 @@ fn every_session_reads_as_made(generation: &str) {
                     "{id}: the error {error:?}"
                 );
             }
+            // The conversation's last task failed: the session says so.
+            let failure = session.final_failure().map(|f| f.to_string());
+            match want["terminal_state"].as_str() {
+                Some("TASK_STATE_FAILED") => assert!(
+                    failure
+                        .as_deref()
+                        .is_some_and(|f| f.contains(want["error"].as_str().unwrap())),
+                    "{id}: {failure:?}"
+                ),
+                _ => assert_eq!(failure, None, "{id}"),
+            }
+            // One task is one user turn.
+            let turns: std::collections::BTreeSet<&str> =
+                session.events.iter().map(|e| e.invocation()).collect();
+            assert_eq!(
+                turns.len(),
+                want["tasks"].as_array().unwrap().len(),
+                "{id}: turns"
+            );
             if let Some(total) = want["usage"]["total_tokens"].as_u64() {
                 let read: u64 = session
                     .events

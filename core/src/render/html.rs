@@ -160,7 +160,7 @@ fn write_case(page: &mut String, case: &CaseReport) {
 }
 
 fn write_session(page: &mut String, case: &CaseReport, session: &SessionReport) {
-    let error = session.unreadable || session.evaluations.iter().any(|e| e.error.is_some());
+    let error = session.is_error();
     let _ = writeln!(
         page,
         "<h3>Session <code>{}</code>{} {}</h3>",
@@ -174,6 +174,17 @@ fn write_session(page: &mut String, case: &CaseReport, session: &SessionReport) 
     );
     if let Some(why) = &session.error {
         let _ = writeln!(page, "<p class=\"fail\">{}</p>", escape(why));
+    }
+    if let Some(failed) = &session.failed_task {
+        let (class, note) = match failed.fails_case {
+            true => ("fail", ""),
+            false => ("muted", " (scored anyway: failedTasks: score)"),
+        };
+        let _ = writeln!(
+            page,
+            "<p class=\"{class}\">{}{note}</p>",
+            escape(&failed.error)
+        );
     }
     if let Some(e) = &session.efficiency {
         let _ = writeln!(

@@ -126,6 +126,12 @@ fn case_suite(suite_name: &str, case: &CaseReport) -> TestSuite {
             test.set_classname(case.name.clone());
             suite.add_test_case(test);
         }
+        if let Some(failed) = session.failed_task.as_ref().filter(|f| f.fails_case) {
+            let status = failure(Some(&failed.error), NonSuccessKind::Failure);
+            let mut test = TestCase::new(format!("{} / (last turn)", session.session_id), status);
+            test.set_classname(case.name.clone());
+            suite.add_test_case(test);
+        }
         for e in &session.evaluations {
             let status = match (&e.error, e.passed) {
                 (Some(error), _) => failure(Some(error), NonSuccessKind::Error),

@@ -60,6 +60,21 @@ pub(crate) fn rows(report: &Report) -> Vec<Row> {
                     detail: Some(error.clone()),
                 });
             }
+            if let Some(failed) = &session.failed_task {
+                rows.push(Row {
+                    case: case.name.clone(),
+                    session: session.label(),
+                    evaluator: "(last turn)".into(),
+                    key: "-".into(),
+                    score: "-".into(),
+                    result: if failed.fails_case { "FAIL" } else { "INFO" },
+                    detail: Some(if failed.fails_case {
+                        failed.error.clone()
+                    } else {
+                        format!("{} (scored anyway: failedTasks: score)", failed.error)
+                    }),
+                });
+            }
             for e in &session.evaluations {
                 rows.push(Row {
                     case: case.name.clone(),
@@ -93,6 +108,13 @@ pub(crate) fn headline(report: &Report) -> String {
     }
     if s.errors > 0 {
         line.push_str(&format!(", {} could not be evaluated", s.errors));
+    }
+    match (s.failed_tasks, s.failed_tasks_scored) {
+        (0, _) => {}
+        (n, 0) => line.push_str(&format!(", {n} session(s) ended in a failed task")),
+        (n, _) => line.push_str(&format!(
+            ", {n} session(s) ended in a failed task (scored anyway: failedTasks: score)"
+        )),
     }
     if s.unmeasured_skipped > 0 {
         line.push_str(&format!(

@@ -7,7 +7,7 @@ use super::evaluators::SuiteScope;
 use super::rules::NameKind;
 use super::select::Selection;
 use super::spec::{
-    Approvals, Case, EvaluatorSpec, EvaluatorType, GateMode, JudgeSpec, KagentApiSpec,
+    Approvals, Case, EvaluatorSpec, EvaluatorType, FailedTasks, GateMode, JudgeSpec, KagentApiSpec,
     KagentPostgresSpec, MaxIncrease, PriceSpec, ProbeSpec, ScenarioSpec, SecretKeyRef, SelectSpec,
     SessionMatch, SourceSpec, SuiteSpec, Unmeasured, UnreadableEvents,
 };
@@ -60,6 +60,7 @@ pub struct CompiledSuite {
     /// The cron schedule, parsed once.
     pub schedule: Option<Schedule>,
     pub unreadable_events: UnreadableEvents,
+    pub failed_tasks: FailedTasks,
     /// What every session's cost is priced at.
     pub prices: Vec<Price>,
     pub unmeasured: Unmeasured,
@@ -122,6 +123,7 @@ impl CompiledSuite {
             judge: None,
             schedule: None,
             unreadable_events: UnreadableEvents::default(),
+            failed_tasks: FailedTasks::default(),
             prices: Vec::new(),
             unmeasured: Unmeasured::default(),
             run_gate: RunGate::default(),
@@ -568,6 +570,7 @@ pub fn compile(
         judge: spec.judge.clone(),
         schedule,
         unreadable_events: spec.unreadable_events,
+        failed_tasks: spec.failed_tasks,
         prices: spec.prices.iter().map(PriceSpec::price).collect(),
         unmeasured: spec.unmeasured,
         run_gate: run_gate(spec, at)?,

@@ -84,6 +84,12 @@ pub struct Summary {
     /// measure (`unmeasured: skip`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unmeasured_skipped: usize,
+    /// Distinct sessions scored whose last turn failed, and how many of
+    /// them the evaluators decided (`failedTasks: score`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_tasks: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_tasks_scored: usize,
 }
 
 /// A probe case's k runs: pass^k (every run passed) and pass@k (one did).
@@ -204,6 +210,10 @@ pub struct SessionReport {
     /// scored as if complete.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unreadable: bool,
+    /// The session's last turn ended in an error (kagent's failed task, a
+    /// model error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_task: Option<FailedTask>,
     pub messages: usize,
     pub tools: Vec<String>,
     /// Lines, rows or fields of the session that could not be read.
@@ -227,6 +237,15 @@ pub struct SessionReport {
     pub simulated: Option<SimulatedConversation>,
 }
 
+/// The error a session's last turn ended in, and whether it failed the
+/// session (`failedTasks: fail`, the default) or the evaluators decided.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedTask {
+    pub error: String,
+    pub fails_case: bool,
+}
+
 /// What a simulated user said and heard, and why it stopped.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -245,9 +264,11 @@ impl SessionReport {
         }
     }
 
-    /// A session that does not pass and cannot be said to fail.
+    /// A session that does not pass and cannot be said to fail: a failed
+    /// task that fails the case is a failure, whatever else went wrong.
     pub(crate) fn is_error(&self) -> bool {
-        self.unreadable || self.evaluations.iter().any(|e| e.error.is_some())
+        let failed = self.failed_task.as_ref().is_some_and(|f| f.fails_case);
+        !failed && (self.unreadable || self.evaluations.iter().any(|e| e.error.is_some()))
     }
 }
 

@@ -12,10 +12,10 @@ use super::compile::{CompiledCase, CompiledSuite, Selector};
 use super::evaluate::{Judgement, SessionView, evaluate, evaluate_judged};
 use super::gate;
 use super::report::{
-    CaseReport, Evaluation, FORMAT_VERSION, Outcome, PooledScore, ProbeSummary, Reference, Report,
-    SessionReport, SimulatedConversation, Summary,
+    CaseReport, Evaluation, FORMAT_VERSION, FailedTask, Outcome, PooledScore, ProbeSummary,
+    Reference, Report, SessionReport, SimulatedConversation, Summary,
 };
-use super::spec::{PriceSpec, UnreadableEvents};
+use super::spec::{FailedTasks, PriceSpec, UnreadableEvents};
 use crate::efficiency::{Efficiency, Price, Samples, measure};
 use crate::judge::{Judge, JudgeUsage};
 use crate::parallel::map_in_order;
@@ -148,6 +148,8 @@ pub struct ReportBuilder<'s> {
     cases: Vec<CaseTally>,
     scored: BTreeSet<(String, Option<String>)>,
     unreadable: BTreeSet<(String, Option<String>)>,
+    /// Scored sessions whose last turn failed.
+    failed_tasks: BTreeSet<(String, Option<String>)>,
     judge_usage: JudgeUsage,
     /// The sessions the run looked through, for cases that matched none.
     searched: Option<String>,
@@ -165,6 +167,7 @@ impl<'s> ReportBuilder<'s> {
             cases: suite.cases.iter().map(|_| CaseTally::default()).collect(),
             scored: Default::default(),
             unreadable: Default::default(),
+            failed_tasks: Default::default(),
             judge_usage: JudgeUsage::default(),
             searched: None,
             source: None,
@@ -307,6 +310,7 @@ impl<'s> ReportBuilder<'s> {
             passed: false,
             error: Some(why),
             unreadable: !failed,
+            failed_task: None,
             messages: 0,
             tools: Vec::new(),
             issues: Vec::new(),
@@ -428,6 +432,7 @@ impl<'s> ReportBuilder<'s> {
             passed: false,
             error: None,
             unreadable: false,
+            failed_task: None,
             messages: 0,
             tools: Vec::new(),
             issues: session.issues.clone(),
@@ -454,6 +459,10 @@ impl<'s> ReportBuilder<'s> {
             return Err(Box::new(Scored::Unreadable(report)));
         }
         report.efficiency = Some(views.efficiency(&suite.prices).clone());
+        report.failed_task = session.final_failure().map(|failure| FailedTask {
+            error: failure.to_string(),
+            fails_case: suite.failed_tasks == FailedTasks::Fail,
+        });
         match views.of(&suite.cases[index]) {
             Ok(view) => Ok((report, view)),
             Err(error) => {
@@ -533,11 +542,12 @@ impl<'s> ReportBuilder<'s> {
             .filter(|e| pooled(e))
             .map(|e| (e.name.clone(), e.invocation_scores.clone()))
             .collect();
-        report.passed = report
-            .evaluations
-            .iter()
-            .filter(|e| !(pooled(e) && e.error.is_none()))
-            .all(|e| e.passed);
+        report.passed = !report.failed_task.as_ref().is_some_and(|f| f.fails_case)
+            && report
+                .evaluations
+                .iter()
+                .filter(|e| !(pooled(e) && e.error.is_none()))
+                .all(|e| e.passed);
         report.messages = view.messages.len();
         report.tools = view.tool_names().into_iter().map(String::from).collect();
         report.trajectory = self
@@ -561,6 +571,9 @@ impl<'s> ReportBuilder<'s> {
                 report
             }
             Scored::Scored(report, pooled) => {
+                if report.failed_task.is_some() {
+                    self.failed_tasks.insert(key);
+                }
                 for (name, scores) in pooled {
                     self.cases[index]
                         .pooled
@@ -590,6 +603,11 @@ impl<'s> ReportBuilder<'s> {
             cases: self.suite.cases.len(),
             sessions: self.scored.len(),
             unreadable_sessions: self.unreadable.len(),
+            failed_tasks: self.failed_tasks.len(),
+            failed_tasks_scored: match self.suite.failed_tasks {
+                FailedTasks::Fail => 0,
+                FailedTasks::Score => self.failed_tasks.len(),
+            },
             ..Summary::default()
         };
         let searched = self.searched;

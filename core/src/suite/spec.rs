@@ -116,6 +116,12 @@ pub struct SuiteSpec {
     /// still reports what was skipped.
     #[serde(default, skip_serializing_if = "UnreadableEvents::is_default")]
     pub unreadable_events: UnreadableEvents,
+    /// A session whose last turn ended in an error (kagent's failed task,
+    /// a model error): `fail` (the default) fails every case scored on it,
+    /// whatever its evaluators say; `score` lets the evaluators decide, and
+    /// the report counts the sessions so scored.
+    #[serde(default, skip_serializing_if = "FailedTasks::is_default")]
+    pub failed_tasks: FailedTasks,
     /// What every session's cost is priced at in reports and gates, per
     /// model, per million tokens (a budget's `maxCost` is priced at the
     /// budget's own prices).
@@ -392,6 +398,23 @@ pub enum UnreadableEvents {
 impl UnreadableEvents {
     fn is_default(&self) -> bool {
         *self == UnreadableEvents::default()
+    }
+}
+
+/// What a run does with a session whose last turn failed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum FailedTasks {
+    /// Cases scored on it do not pass: the agent did not finish.
+    #[default]
+    Fail,
+    /// The evaluators decide; the report counts it.
+    Score,
+}
+
+impl FailedTasks {
+    fn is_default(&self) -> bool {
+        *self == FailedTasks::default()
     }
 }
 

@@ -438,6 +438,10 @@ pub fn outcomes(report: &Report) -> Outcomes {
             let first_failure = case.sessions.iter().filter(|s| !s.passed).find_map(|s| {
                 s.error
                     .clone()
+                    .or_else(|| {
+                        let failed = s.failed_task.as_ref().filter(|f| f.fails_case)?;
+                        Some(failed.error.clone())
+                    })
                     .map(|e| format!("{}: {e}", s.session_id))
                     .or_else(|| {
                         s.evaluations.iter().find(|e| !e.passed).map(|e| {
@@ -505,6 +509,8 @@ pub fn outcomes(report: &Report) -> Outcomes {
             no_sessions: s.no_sessions as u32,
             errors: s.errors as u32,
             unreadable_sessions: s.unreadable_sessions as u32,
+            failed_tasks: s.failed_tasks as u32,
+            failed_tasks_scored: s.failed_tasks_scored as u32,
         },
         pass_rate: (s.cases > 0).then(|| s.passed as f64 / s.cases as f64),
         sessions: s.sessions as u32,
