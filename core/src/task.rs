@@ -17,10 +17,10 @@
 //! answers no call (the OpenAI runtime gives each result a fresh id, CrewAI
 //! names it after its tool class) answers the oldest call still unanswered.
 
-use crate::a2a_v1::timeline::{PART_TYPE, TIME, USAGE};
+use crate::a2a_v1::timeline::{ARTIFACT, PART_TYPE, TIME, USAGE};
 use crate::ingest::{Issue, KeepJson, Origin, RawEvent};
 use serde_json::{Map, Value, json};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// The A2A protocol a stored task is written in: kagent's `protocol_version`
@@ -127,7 +127,7 @@ pub fn task_events(
     }
     .to_string();
     let mut seen = HashSet::new();
-    let mut calls = Calls::default();
+    let mut calls = Calls::new(protocol);
     let mut events = Vec::new();
     for (index, message) in history.iter().enumerate() {
         let origin = task_origin(source, task_id, index);
@@ -138,8 +138,11 @@ pub fn task_events(
             ));
         };
         // Runtimes save the user's message, and an approval request, twice.
-        if let Some(id) = message.get("messageId").and_then(Value::as_str)
-            && !seen.insert(id.to_string())
+        if let Some(id) = message
+            .get("messageId")
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty())
+            && !seen.insert(id)
         {
             continue;
         }
@@ -238,24 +241,52 @@ fn is_user(role: Option<&str>) -> bool {
 }
 
 /// The calls of a task so far, for results that do not name theirs.
-#[derive(Default)]
 struct Calls {
     made: Vec<(Value, Value)>,
-    answered: HashSet<usize>,
+    /// The first call of each id (as JSON text), for pairing in constant time.
+    by_id: HashMap<String, usize>,
+    answered: Vec<bool>,
+    /// No call before this one is unanswered.
+    oldest_open: usize,
+    /// kagent 1.0 gives every result its call's id: one that answers no
+    /// call is not guessed at.
+    ids_are_kept: bool,
 }
 
 impl Calls {
+    fn new(protocol: Protocol) -> Self {
+        Calls {
+            made: Vec::new(),
+            by_id: HashMap::new(),
+            answered: Vec::new(),
+            oldest_open: 0,
+            ids_are_kept: protocol == Protocol::V1,
+        }
+    }
+
+    fn make(&mut self, id: Value, name: Value) {
+        self.by_id.entry(id.to_string()).or_insert(self.made.len());
+        self.made.push((id, name));
+        self.answered.push(false);
+    }
+
     /// The id and name a result answers: its own when a call has that id,
-    /// else the oldest call still unanswered.
+    /// else (where runtimes give results fresh ids) the oldest call still
+    /// unanswered.
     fn answer(&mut self, id: &Value, name: &Value) -> (Value, Value) {
-        let index = self
-            .made
-            .iter()
-            .position(|(made, _)| made == id)
-            .or_else(|| (0..self.made.len()).find(|i| !self.answered.contains(i)));
+        let own = self.by_id.get(&id.to_string()).copied();
+        let index = own.or_else(|| {
+            if self.ids_are_kept && id.as_str().is_some_and(|i| !i.is_empty()) {
+                return None;
+            }
+            while self.answered.get(self.oldest_open) == Some(&true) {
+                self.oldest_open += 1;
+            }
+            (self.oldest_open < self.made.len()).then_some(self.oldest_open)
+        });
         match index {
             Some(i) => {
-                self.answered.insert(i);
+                self.answered[i] = true;
                 self.made[i].clone()
             }
             None => (id.clone(), name.clone()),
@@ -283,7 +314,16 @@ fn message_event(
     calls: &mut Calls,
 ) -> Result<Value, String> {
     let metadata = message.get("metadata").filter(|m| !m.is_null());
-    let user = is_user(message.get("role").and_then(Value::as_str));
+    let role = message.get("role").and_then(Value::as_str);
+    // A 1.0 message is the user's or the agent's; any other role is not
+    // guessed to be either.
+    if protocol == Protocol::V1 && !matches!(role, Some("ROLE_USER" | "ROLE_AGENT")) {
+        return Err(format!(
+            "a message of role {} (neither ROLE_USER nor ROLE_AGENT)",
+            role.unwrap_or("(none)")
+        ));
+    }
+    let user = is_user(role);
     let parts = match message.get("parts") {
         Some(Value::Array(parts)) => parts,
         _ => return Err("a message without a list of parts".into()),
@@ -304,11 +344,11 @@ fn message_event(
         .map(String::from)
         .unwrap_or_else(|| if user { "user" } else { "agent" }.into());
     let mut event = json!({
-        "id": message
-            .get("messageId")
-            .and_then(Value::as_str)
-            .map(String::from)
-            .unwrap_or_else(|| format!("{task_id}-{index}")),
+        "id": match (message.get("messageId").and_then(Value::as_str), message.get(ARTIFACT)) {
+            (Some(id), _) if !id.is_empty() => id.to_string(),
+            (_, Some(Value::String(artifact))) => format!("artifact {artifact}"),
+            _ => format!("{task_id}-{index}"),
+        },
         "invocation_id": match protocol {
             Protocol::V1 => task_invocation,
             Protocol::Legacy => metadata_str(metadata, "invocation_id").unwrap_or(task_invocation),
@@ -355,7 +395,7 @@ fn event_part(part: &Value, protocol: Protocol, calls: &mut Calls) -> Result<Val
                 data.get("id").cloned().unwrap_or(Value::Null),
                 data.get("name").cloned().unwrap_or(Value::Null),
             );
-            calls.made.push((id.clone(), name.clone()));
+            calls.make(id.clone(), name.clone());
             Ok(json!({"function_call": {"id": id, "name": name, "args": args}}))
         }
         (Some(data), Some("function_response")) => {
@@ -470,5 +510,41 @@ mod tests {
         assert!(issue.to_string().contains("task t message 0"), "{issue}");
         assert!(Protocol::from_column(Some("0.3")).is_err());
         assert_eq!(Protocol::from_column(None), Ok(Protocol::Legacy));
+    }
+
+    #[test]
+    fn a_kagent_1_result_answers_its_own_call_or_none_and_roles_are_not_guessed() {
+        let call = |id: &str| {
+            json!({"messageId": format!("c{id}"), "role": "ROLE_AGENT",
+                "parts": [{"data": {"data": {"id": id, "name": "f", "args": {}}},
+                           "metadata": {"kagent.dev/a2a/part-type": "function_call"}}]})
+        };
+        let result = |id: &str| {
+            json!({"messageId": format!("r{id}"), "role": "ROLE_AGENT",
+                "parts": [{"data": {"data": {"id": id, "name": "f", "response": {}}},
+                           "metadata": {"kagent.dev/a2a/part-type": "function_response"}}]})
+        };
+        let task = json!({"id": "t", "history": [call("1"), call("2"), result("9"), result("2")]});
+        let answered: Vec<Value> = task_events(&task, Protocol::V1, &source(), KeepJson::Yes)
+            .unwrap()
+            .iter()
+            .filter_map(|e| {
+                let value = e.value().unwrap();
+                Some(value["content"]["parts"][0].get("function_response")?["id"].clone())
+            })
+            .collect();
+        assert_eq!(
+            answered,
+            ["9", "2"],
+            "9 is no call's: not paired with call 1"
+        );
+
+        let unspecified = json!({"id": "t", "history": [
+            {"messageId": "u", "role": "ROLE_UNSPECIFIED", "parts": [{"text": "hello"}]}]});
+        let issue = task_events(&unspecified, Protocol::V1, &source(), KeepJson::No).unwrap_err();
+        assert!(
+            issue.to_string().contains("role ROLE_UNSPECIFIED"),
+            "{issue}"
+        );
     }
 }

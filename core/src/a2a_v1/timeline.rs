@@ -16,6 +16,7 @@ use crate::ingest::{Issue, KeepJson, Origin, RawEvents};
 use crate::task::{Protocol, task_events};
 use jiff::Timestamp;
 use serde_json::{Map, Value, json};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// `session_task`: one task's projection, in `position` order.
@@ -39,12 +40,20 @@ pub struct EventRow {
     pub created: Option<Timestamp>,
 }
 
-/// The tasks of a conversation, ready to read, and what is worth saying
-/// about how they were read.
+/// The tasks of a conversation, ready to read, what is worth saying about
+/// how they were read, and the rows that could not be.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Conversation {
     pub tasks: Vec<Value>,
     pub notes: Vec<String>,
+    pub unread: Vec<Unread>,
+}
+
+/// A row that could not be read, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unread {
+    pub row: String,
+    pub why: String,
 }
 
 pub const TIMELINE_POSITION: &str = "kagent.dev/a2a/timeline-position";
@@ -56,6 +65,10 @@ pub const USAGE_TOTAL: &str = "kagent_usage_total";
 /// The field this reader adds to a history message: when it happened
 /// (RFC 3339), from its timeline position or, without one, its row.
 pub const TIME: &str = "time";
+
+/// The field this reader gives the message it makes of an artifact: the
+/// artifact's id.
+pub const ARTIFACT: &str = "kagentEvalsArtifact";
 
 /// Where a task's token usage was read from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -87,8 +100,8 @@ fn timeline_position(metadata: Option<&Value>) -> Option<Timestamp> {
     metadata?.get(TIMELINE_POSITION)?.as_str()?.parse().ok()
 }
 
-/// A Session's rows read as its events, into `raw`: a task that cannot
-/// be read is an issue naming it, and what the merge noticed a note.
+/// A Session's rows read as its events, into `raw`: a task or row that
+/// cannot be read is an issue naming it, and what the merge noticed a note.
 pub fn read_rows(
     tasks: &[TaskRow],
     events: &[EventRow],
@@ -97,14 +110,15 @@ pub fn read_rows(
     raw: &mut RawEvents,
 ) {
     let conversation = conversation(tasks, events);
+    let origin = |row: String| Origin::Row {
+        source: source.clone(),
+        event_id: row,
+    };
     for note in conversation.notes {
-        raw.notes.push(Issue::new(
-            Origin::Row {
-                source: source.clone(),
-                event_id: "tasks".into(),
-            },
-            note,
-        ));
+        raw.notes.push(Issue::new(origin("tasks".into()), note));
+    }
+    for unread in conversation.unread {
+        raw.issues.push(Issue::new(origin(unread.row), unread.why));
     }
     for task in &conversation.tasks {
         match task_events(task, Protocol::V1, source, keep) {
@@ -116,11 +130,41 @@ pub fn read_rows(
 
 pub fn conversation(tasks: &[TaskRow], events: &[EventRow]) -> Conversation {
     let mut out = Conversation::default();
+    // Each task's rows, gathered in one pass: the merge stays linear in
+    // the rows however many tasks and artifacts a Session has.
+    let mut by_task: HashMap<&str, Vec<&EventRow>> = HashMap::new();
+    for event in events {
+        by_task.entry(&event.task_id).or_default().push(event);
+    }
     let mut sources: Vec<UsageSource> = Vec::new();
+    let mut rebuilt = 0;
     for row in tasks {
-        let (task, source) = task_with_history(row, events);
-        out.tasks.push(task);
-        sources.push(source);
+        let own = by_task.get(row.id.as_str()).map_or(&[][..], Vec::as_slice);
+        let merged = task_with_history(row, own, &mut out.unread);
+        rebuilt += merged.rebuilt;
+        out.tasks.push(merged.task);
+        sources.push(merged.usage);
+    }
+    let held: HashSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
+    let mut orphans: Vec<(&str, &Vec<&EventRow>)> = by_task
+        .iter()
+        .filter(|(task, _)| !held.contains(**task))
+        .map(|(task, rows)| (*task, rows))
+        .collect();
+    orphans.sort_by_key(|(_, rows)| rows[0].sequence);
+    for (task, rows) in orphans {
+        out.unread.push(Unread {
+            row: format!("session_task_event row {}", rows[0].sequence),
+            why: format!(
+                "{} row(s) of task {task}, which the Session holds no task row for, could not be placed",
+                rows.len()
+            ),
+        });
+    }
+    if rebuilt > 0 {
+        out.notes.push(format!(
+            "{rebuilt} artifact(s) read from their update rows: the task projection does not hold them"
+        ));
     }
     for source in [
         UsageSource::Extension,
@@ -139,27 +183,57 @@ pub fn conversation(tasks: &[TaskRow], events: &[EventRow]) -> Conversation {
     out
 }
 
-fn task_with_history(row: &TaskRow, events: &[EventRow]) -> (Value, UsageSource) {
+/// A task with its whole history, and how it was read.
+struct Merged {
+    task: Value,
+    usage: UsageSource,
+    /// Artifacts rebuilt from update rows, the projection lacking them.
+    rebuilt: usize,
+}
+
+/// A message's id; an empty one is no id, and dedupes nothing.
+fn message_id(message: &Value) -> Option<&str> {
+    message
+        .get("messageId")
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())
+}
+
+/// Whether a message is met for the first time: one without an id
+/// always is.
+fn first_time<'a>(id: Option<&'a str>, seen: &mut HashSet<&'a str>) -> bool {
+    id.is_none_or(|id| seen.insert(id))
+}
+
+/// An artifact's update rows, in order.
+struct Updates<'r> {
+    rows: Vec<&'r EventRow>,
+    /// Streamed in chunks (`append`).
+    streamed: bool,
+}
+
+fn task_with_history(row: &TaskRow, own: &[&EventRow], unread: &mut Vec<Unread>) -> Merged {
     let task = &row.task;
-    let own: Vec<&EventRow> = events.iter().filter(|e| e.task_id == row.id).collect();
     let mut items: Vec<Item> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for event in &own {
+    let mut seen: HashSet<&str> = HashSet::new();
+    for event in own {
         if event.message_id.is_none() {
             continue;
         }
-        if let Some(message) = event.response.get("message") {
-            let id = message
-                .get("messageId")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            if seen.insert(id.to_string()) {
-                items.push(Item {
-                    time: timeline_position(message.get("metadata")).or(event.created),
-                    sequence: event.sequence,
-                    message: message.clone(),
-                });
+        match event.response.get("message").filter(|m| m.is_object()) {
+            Some(message) => {
+                if first_time(message_id(message), &mut seen) {
+                    items.push(Item {
+                        time: timeline_position(message.get("metadata")).or(event.created),
+                        sequence: event.sequence,
+                        message: message.clone(),
+                    });
+                }
             }
+            None => unread.push(Unread {
+                row: format!("session_task_event row {}", event.sequence),
+                why: "an archived history row that holds no message".into(),
+            }),
         }
     }
     // A history kept inline in the projection (open question 7): whatever
@@ -170,11 +244,7 @@ fn task_with_history(row: &TaskRow, events: &[EventRow]) -> (Value, UsageSource)
         .into_iter()
         .flatten()
     {
-        let id = message
-            .get("messageId")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if seen.insert(id.to_string()) {
+        if first_time(message_id(message), &mut seen) {
             items.push(Item {
                 time: timeline_position(message.get("metadata")).or(row.created),
                 sequence: i64::MIN,
@@ -182,11 +252,10 @@ fn task_with_history(row: &TaskRow, events: &[EventRow]) -> (Value, UsageSource)
             });
         }
     }
-    // Each artifact's first update row, and whether it was streamed in
-    // chunks (`append`): one pass over the rows, not one per artifact.
-    let mut updates: std::collections::HashMap<&str, (&EventRow, bool)> =
-        std::collections::HashMap::new();
-    for event in &own {
+    // Each artifact's update rows: one pass over the rows, not one per
+    // artifact.
+    let mut updates: HashMap<&str, Updates> = HashMap::new();
+    for event in own {
         let Some(update) = event.response.get("artifactUpdate") else {
             continue;
         };
@@ -197,12 +266,14 @@ fn task_with_history(row: &TaskRow, events: &[EventRow]) -> (Value, UsageSource)
         else {
             continue;
         };
-        let append = update.get("append") == Some(&Value::Bool(true));
-        updates
-            .entry(id)
-            .and_modify(|(_, streamed)| *streamed |= append)
-            .or_insert((event, append));
+        let entry = updates.entry(id).or_insert_with(|| Updates {
+            rows: Vec::new(),
+            streamed: false,
+        });
+        entry.rows.push(event);
+        entry.streamed |= update.get("append") == Some(&Value::Bool(true));
     }
+    let mut projected: HashSet<&str> = HashSet::new();
     for artifact in task
         .get("artifacts")
         .and_then(Value::as_array)
@@ -213,30 +284,39 @@ fn task_with_history(row: &TaskRow, events: &[EventRow]) -> (Value, UsageSource)
             .get("artifactId")
             .and_then(Value::as_str)
             .unwrap_or("");
+        projected.insert(id);
         let (first, streamed) = match updates.get(id) {
-            Some((event, streamed)) => (Some(*event), *streamed),
+            Some(u) => (u.rows.first().copied(), u.streamed),
             None => (None, false),
         };
         let parts = artifact.get("parts").cloned().unwrap_or(json!([]));
-        let mut message = Map::new();
-        message.insert("messageId".into(), json!(format!("artifact {id}")));
-        message.insert("role".into(), json!("ROLE_AGENT"));
-        message.insert(
-            "parts".into(),
-            if streamed {
-                joined_chunks(parts)
-            } else {
-                parts
-            },
-        );
-        if let Some(metadata) = artifact.get("metadata") {
-            message.insert("metadata".into(), metadata.clone());
-        }
-        items.push(Item {
-            time: timeline_position(artifact.get("metadata")).or(first.and_then(|e| e.created)),
-            sequence: first.map_or(i64::MAX, |e| e.sequence),
-            message: Value::Object(message),
-        });
+        items.push(artifact_item(
+            id,
+            parts,
+            artifact.get("metadata"),
+            first,
+            streamed,
+        ));
+    }
+    // Artifacts whose updates were published but that the projection does
+    // not hold (an empty `data`, say): rebuilt from the updates, as a
+    // client following the stream would have.
+    let mut missing: Vec<(&str, &Updates)> = updates
+        .iter()
+        .filter(|(id, _)| !projected.contains(**id))
+        .map(|(id, u)| (*id, u))
+        .collect();
+    missing.sort_by_key(|(_, u)| u.rows[0].sequence);
+    let rebuilt = missing.len();
+    for (id, u) in missing {
+        let (parts, metadata) = replayed(&u.rows);
+        items.push(artifact_item(
+            id,
+            Value::Array(parts),
+            metadata,
+            u.rows.first().copied(),
+            u.streamed,
+        ));
     }
     let state = task.pointer("/status/state").and_then(Value::as_str);
     // A failed task's status message is its error, which the task's status
@@ -244,16 +324,14 @@ fn task_with_history(row: &TaskRow, events: &[EventRow]) -> (Value, UsageSource)
     if let Some(message) = task.pointer("/status/message")
         && state != Some("TASK_STATE_FAILED")
     {
-        let id = message
-            .get("messageId")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if seen.insert(id.to_string()) {
+        let id = message_id(message);
+        if first_time(id, &mut seen) {
             let update = own.iter().rev().find(|e| {
-                e.response
-                    .pointer("/statusUpdate/status/message/messageId")
-                    .and_then(Value::as_str)
-                    == Some(id)
+                id.is_some()
+                    && e.response
+                        .pointer("/statusUpdate/status/message/messageId")
+                        .and_then(Value::as_str)
+                        == id
             });
             items.push(Item {
                 time: timeline_position(message.get("metadata")).or(update.and_then(|e| e.created)),
@@ -275,7 +353,7 @@ fn task_with_history(row: &TaskRow, events: &[EventRow]) -> (Value, UsageSource)
         })
         .collect();
     let metadata = task.get("metadata").cloned().unwrap_or(json!({}));
-    let source = attribute_usage(&mut history, &metadata);
+    let usage = attribute_usage(&mut history, &metadata);
     // The task without its artifacts (now history), not copied whole first.
     let mut merged: Map<String, Value> = task
         .as_object()
@@ -285,7 +363,59 @@ fn task_with_history(row: &TaskRow, events: &[EventRow]) -> (Value, UsageSource)
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect();
     merged.insert("history".into(), Value::Array(history));
-    (Value::Object(merged), source)
+    Merged {
+        task: Value::Object(merged),
+        usage,
+        rebuilt,
+    }
+}
+
+/// An artifact as an agent message of the history. Its id is the
+/// reader's own field, not a `messageId`, so that no message a runtime
+/// wrote can share it.
+fn artifact_item(
+    id: &str,
+    parts: Value,
+    metadata: Option<&Value>,
+    first: Option<&EventRow>,
+    streamed: bool,
+) -> Item {
+    let mut message = Map::new();
+    message.insert(ARTIFACT.into(), json!(id));
+    message.insert("role".into(), json!("ROLE_AGENT"));
+    message.insert(
+        "parts".into(),
+        if streamed {
+            joined_chunks(parts)
+        } else {
+            parts
+        },
+    );
+    if let Some(metadata) = metadata {
+        message.insert("metadata".into(), metadata.clone());
+    }
+    Item {
+        time: timeline_position(metadata).or(first.and_then(|e| e.created)),
+        sequence: first.map_or(i64::MAX, |e| e.sequence),
+        message: Value::Object(message),
+    }
+}
+
+/// An artifact's parts and metadata as its updates leave it: an update
+/// with `append` adds its parts, one without replaces them.
+fn replayed<'r>(rows: &[&'r EventRow]) -> (Vec<Value>, Option<&'r Value>) {
+    let mut parts = Vec::new();
+    let mut metadata = None;
+    for row in rows {
+        let update = &row.response["artifactUpdate"];
+        let artifact = &update["artifact"];
+        if update.get("append") != Some(&Value::Bool(true)) {
+            parts.clear();
+        }
+        parts.extend(artifact["parts"].as_array().into_iter().flatten().cloned());
+        metadata = artifact.get("metadata").or(metadata);
+    }
+    (parts, metadata)
 }
 
 /// An artifact streamed in chunks (updates with `append`) holds one text
@@ -397,6 +527,19 @@ mod tests {
         Some(s.parse().unwrap())
     }
 
+    /// A history message's id, or the artifact it was made of.
+    fn ids(task: &Value) -> Vec<String> {
+        task["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| match m.get(ARTIFACT) {
+                Some(artifact) => format!("artifact {}", artifact.as_str().unwrap()),
+                None => m["messageId"].as_str().unwrap_or("").to_string(),
+            })
+            .collect()
+    }
+
     fn row(sequence: i64, task: &str, message_id: Option<&str>, response: Value) -> EventRow {
         EventRow {
             sequence,
@@ -450,11 +593,10 @@ mod tests {
         ];
         let conversation = conversation(&[task], &events);
         let history = conversation.tasks[0]["history"].as_array().unwrap();
-        let ids: Vec<&str> = history
-            .iter()
-            .map(|m| m["messageId"].as_str().unwrap())
-            .collect();
-        assert_eq!(ids, ["u", "artifact call", "artifact answer", "s"]);
+        assert_eq!(
+            ids(&conversation.tasks[0]),
+            ["u", "artifact call", "artifact answer", "s"]
+        );
         assert_eq!(history[0][TIME], "2026-11-20T09:00:01Z");
         // The extension's usage, once, on the last agent message.
         assert_eq!(history[3]["metadata"][USAGE]["totalTokenCount"], 12);
@@ -493,16 +635,68 @@ mod tests {
         }
         let conversation = conversation(&[task], &events);
         let history = conversation.tasks[0]["history"].as_array().unwrap();
-        let ids: Vec<&str> = history
-            .iter()
-            .map(|m| m["messageId"].as_str().unwrap())
-            .collect();
         assert_eq!(
-            ids,
+            ids(&conversation.tasks[0]),
             ["artifact a", "artifact b"],
             "the failed status message is the error"
         );
         assert_eq!(history[1]["metadata"][USAGE]["promptTokenCount"], 5);
         assert!(conversation.notes[0].contains("kagent_usage_total"));
+    }
+
+    #[test]
+    fn nothing_a_row_holds_is_lost_in_silence() {
+        let text = |id: &str, role: &str, text: &str| json!({"message": {"messageId": id, "role": role, "parts": [{"text": text}]}});
+        // An empty projection (a valid, empty Task): its artifacts are
+        // rebuilt from their updates, chunks joined.
+        let task = TaskRow {
+            id: "t".into(),
+            created: None,
+            task: json!({}),
+        };
+        let update = |id: &str, text: &str, append: bool| {
+            json!({"artifactUpdate": {"append": append,
+                "artifact": {"artifactId": id, "parts": [{"text": text}]}}})
+        };
+        let events = [
+            row(1, "t", Some(""), text("", "ROLE_USER", "first question")),
+            row(2, "t", Some(""), text("", "ROLE_USER", "second question")),
+            row(
+                3,
+                "t",
+                Some("artifact a"),
+                text("artifact a", "ROLE_AGENT", "a real message"),
+            ),
+            row(4, "t", None, update("a", "sun", false)),
+            row(5, "t", None, update("a", "ny", true)),
+            row(6, "t", Some("m"), json!({"statusUpdate": {}})),
+            row(7, "elsewhere", None, update("b", "lost?", false)),
+        ];
+        let conversation = conversation(&[task], &events);
+        assert_eq!(
+            ids(&conversation.tasks[0]),
+            ["", "", "artifact a", "artifact a"],
+            "empty ids dedupe nothing; an artifact cannot hide a message"
+        );
+        let history = conversation.tasks[0]["history"].as_array().unwrap();
+        assert_eq!(history[2]["parts"][0]["text"], "a real message");
+        assert_eq!(history[3]["parts"], json!([{"text": "sunny"}]));
+        assert!(
+            conversation.notes[0].starts_with("1 artifact(s) read from their update rows"),
+            "{:?}",
+            conversation.notes
+        );
+        let unread: Vec<String> = conversation
+            .unread
+            .iter()
+            .map(|u| format!("{}: {}", u.row, u.why))
+            .collect();
+        assert_eq!(
+            unread,
+            [
+                "session_task_event row 6: an archived history row that holds no message",
+                "session_task_event row 7: 1 row(s) of task elsewhere, which the Session holds no task row for, could not be placed"
+            ]
+        );
     }
 }
