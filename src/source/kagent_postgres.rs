@@ -52,9 +52,12 @@ impl std::fmt::Debug for KagentPostgres {
     }
 }
 
-const LIST_SESSIONS: &str = "
+const LIST_SESSIONS: &str = concat!(
+    "
 SELECT s.id, s.user_id, s.agent_id,
-       extract(epoch FROM s.updated_at)::float8 AS updated,
+       extract(epoch FROM ",
+    recent!("s.updated_at"),
+    ")::float8 AS updated,
        CASE WHEN $5 THEN
          (SELECT count(*) FROM event e
            WHERE e.session_id = s.id AND e.user_id = s.user_id AND e.deleted_at IS NULL)
@@ -62,10 +65,17 @@ SELECT s.id, s.user_id, s.agent_id,
   FROM session s
  WHERE s.deleted_at IS NULL
    AND ($1::text IS NULL OR s.agent_id = $1)
-   AND ($2::float8 IS NULL OR s.updated_at >= to_timestamp($2))
+   AND ($2::float8 IS NULL OR ",
+    recent!("s.updated_at"),
+    " >= to_timestamp($2))
    AND ($3::bool OR s.source IS NULL OR s.source <> 'agent')
- ORDER BY s.updated_at DESC NULLS LAST, s.created_at DESC NULLS LAST, s.id, s.user_id
- LIMIT $4";
+ ORDER BY ",
+    recent!("s.updated_at"),
+    " DESC NULLS LAST, ",
+    recent!("s.created_at"),
+    " DESC NULLS LAST, s.id, s.user_id
+ LIMIT $4"
+);
 
 /// The wanted sessions, joined on their keys so that the planner sees a
 /// hundred sessions: an `OR` of the two key forms made it merge-join the
@@ -86,13 +96,16 @@ SELECT s.id, s.user_id, s.agent_id
 /// The event rows of those sessions, each named by its place in the list
 /// rather than by its key and agent again: a fifth less for the server to
 /// send and for us to decode.
-const FETCH_EVENTS: &str = "
-SELECT k.place::int4 AS place, e.id, e.data,
-       (extract(epoch FROM e.created_at) * 1000000)::int8 AS created
+const FETCH_EVENTS: &str = concat!(
+    "
+SELECT k.place::int4 AS place, e.id, e.data, ",
+    micros!("e.created_at"),
+    " AS created
   FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(id, user_id, place)
   JOIN event e
     ON e.session_id = k.id AND e.user_id = k.user_id AND e.deleted_at IS NULL
- ORDER BY k.place, e.created_at NULLS FIRST, e.id";
+ ORDER BY k.place, e.created_at NULLS FIRST, e.id"
+);
 
 /// The A2A tasks of sessions, oldest first. `protocol_version` (kagent
 /// v0.9.7) and the task's own `user_id` (v0.10) are read through `to_jsonb`

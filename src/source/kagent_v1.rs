@@ -219,8 +219,9 @@ macro_rules! list {
                 CASE WHEN $5 THEN (SELECT count(*) FROM session_task_event e
                                     WHERE e.history_id = s.history_id AND e.published) END AS events
            FROM s
-           LEFT JOIN LATERAL (SELECT max(greatest(t.status_timestamp, t.created_at)) AS updated
-                                FROM session_task t WHERE t.history_id = s.history_id) u ON true
+           LEFT JOIN LATERAL (SELECT max(", recent!("v.at"), ") AS updated
+                                FROM session_task t, LATERAL (VALUES (t.status_timestamp), (t.created_at)) v(at)
+                               WHERE t.history_id = s.history_id) u ON true
           WHERE ($1::text IS NULL OR (s.namespace = $1 AND s.agent_name = $2))
             AND ($3::float8 IS NULL OR u.updated >= to_timestamp($3))
             AND ($6 OR NOT s.forked)
@@ -261,18 +262,25 @@ fn fetch_sql(generation: Generation) -> &'static str {
     }
 }
 
-const FETCH_TASKS: &str = "
-SELECT k.place::int4 AS place, t.id, t.data, (extract(epoch FROM t.created_at) * 1000000)::int8 AS created
+const FETCH_TASKS: &str = concat!(
+    "
+SELECT k.place::int4 AS place, t.id, t.data, ",
+    micros!("t.created_at"),
+    " AS created
   FROM unnest($1::uuid[]) WITH ORDINALITY AS k(history_id, place)
   JOIN session_task t ON t.history_id = k.history_id
- ORDER BY k.place, t.position";
+ ORDER BY k.place, t.position"
+);
 
-const FETCH_EVENTS: &str = "
-SELECT k.place::int4 AS place, e.sequence, e.task_id, e.message_id, e.data,
-       (extract(epoch FROM e.created_at) * 1000000)::int8 AS created
+const FETCH_EVENTS: &str = concat!(
+    "
+SELECT k.place::int4 AS place, e.sequence, e.task_id, e.message_id, e.data, ",
+    micros!("e.created_at"),
+    " AS created
   FROM unnest($1::uuid[]) WITH ORDINALITY AS k(history_id, place)
   JOIN session_task_event e ON e.history_id = k.history_id AND e.published
- ORDER BY k.place, e.sequence";
+ ORDER BY k.place, e.sequence"
+);
 
 /// The Agent of a row, unknown where its revision was deleted outright
 /// (`prepared_revision` is then NULL, §2.1).
@@ -477,18 +485,33 @@ pub fn read_session(
 ) -> (RawEvents, Option<Vec<serde_json::Value>>) {
     let mut raw = RawEvents::default();
     let mut losses = Losses::default();
-    let time = |micros: Option<i64>| micros.and_then(|m| Timestamp::from_microsecond(m).ok());
     let origin = |what: String| Origin::Row {
         source: source.clone(),
         event_id: what,
+    };
+    // `infinity` and times past the year 9999 keep their row's place and
+    // give no time, said per row.
+    let time = |micros: Option<i64>, row: String, raw: &mut RawEvents| {
+        let time = micros.map(Timestamp::from_microsecond)?;
+        if time.is_err() {
+            raw.notes.push(Issue::new(
+                origin(row),
+                "created_at is beyond any time (infinity?): no time is taken from it",
+            ));
+        }
+        time.ok()
     };
     let mut tasks = Vec::new();
     for row in rows.tasks {
         match json::task_from_bytes(&row.data, &mut losses) {
             Ok(task) => tasks.push(TaskRow {
+                created: time(
+                    row.created,
+                    format!("session_task row {}", row.id),
+                    &mut raw,
+                ),
                 id: row.id,
                 task,
-                created: time(row.created),
             }),
             Err(failure) => raw.issues.push(Issue::new(
                 origin(format!("session_task row {}", row.id)),
@@ -500,11 +523,15 @@ pub fn read_session(
     for row in rows.events {
         match json::stream_response_from_bytes(&row.data, &mut losses) {
             Ok(response) => events.push(EventRow {
+                created: time(
+                    row.created,
+                    format!("session_task_event row {}", row.sequence),
+                    &mut raw,
+                ),
                 sequence: row.sequence,
                 task_id: row.id,
                 message_id: row.message_id,
                 response,
-                created: time(row.created),
             }),
             Err(failure) => raw.issues.push(Issue::new(
                 origin(format!("session_task_event row {}", row.sequence)),

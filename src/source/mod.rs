@@ -2,6 +2,41 @@
 //! sessions and fetches their raw event rows, read-only; normalising and
 //! scoring them is the core's job.
 
+/// A `timestamptz` column as microseconds since the epoch: a time beyond
+/// what a 64-bit count holds (`infinity`, the year 294276) becomes the end
+/// of the line it is, instead of an error that fails every Session of the
+/// batch (jiff then reads it as no time).
+macro_rules! micros {
+    ($column:literal) => {
+        concat!(
+            "CASE WHEN ",
+            $column,
+            " BETWEEN '0001-01-01Z' AND '9999-12-31Z' THEN (extract(epoch FROM ",
+            $column,
+            ") * 1000000)::int8 WHEN ",
+            $column,
+            " > '9999-12-31Z' THEN 9223372036854775807 WHEN ",
+            $column,
+            " < '0001-01-01Z' THEN -9223372036854775808 END"
+        )
+    };
+}
+
+/// A `timestamptz` column as a time that can be recent: one in the future
+/// (beyond a day of clock skew) or not finite says nothing about when a
+/// Session was used, and would hold a place in every `--since` window.
+macro_rules! recent {
+    ($column:literal) => {
+        concat!(
+            "CASE WHEN ",
+            $column,
+            " <= now() + interval '1 day' THEN ",
+            $column,
+            " END"
+        )
+    };
+}
+
 pub mod adk_database;
 pub mod fixture;
 pub mod kagent_api;

@@ -50,6 +50,11 @@ pub fn tests() -> Vec<Test> {
             run: undecodable_row,
         },
         Test {
+            name: "kagent_v1::an_infinite_time_fails_no_batch_and_holds_no_recent_window",
+            needs: &[Need::Postgres],
+            run: infinite_times,
+        },
+        Test {
             name: "kagent_v1::a_database_of_neither_line_is_said_to_be_so",
             needs: &[Need::Postgres],
             run: neither_line,
@@ -320,6 +325,61 @@ fn undecodable_row() {
         assert!(issue.contains("session_task_event row"), "{issue}");
         assert!(issue.contains("not a protobuf lf.a2a.v1.StreamResponse"), "{issue}");
         assert!(issue.contains("at byte 0"), "{issue}");
+    });
+}
+
+/// `infinity` on one row costs that row its time, nothing more; on a
+/// task's status time it does not make its Session the most recent.
+fn infinite_times() {
+    runtime().block_on(async {
+        let db = kagent_v1_database("c").await;
+        let expected = expected();
+        let source = source(&db);
+        let list = |since: Option<jiff::Timestamp>| {
+            let source = &source;
+            async move {
+                let query = SessionQuery {
+                    agent: Some("kagent/weather-agent".parse().unwrap()),
+                    since,
+                    ..Default::default()
+                };
+                let listed = source.list(&query).await.unwrap();
+                listed.into_iter().map(|s| s.key).collect::<Vec<_>>()
+            }
+        };
+        let before = list(None).await;
+        // The most recent Session gets an infinite row; the least recent
+        // an infinite status time, which once made it the most recent.
+        let (first, last) = (before[0].clone(), before.last().unwrap().clone());
+        let history = |key: &SessionKey| {
+            expected["sessions"][&key.id]["history_id"].as_str().unwrap().to_string()
+        };
+        db.execute(&format!(
+            "UPDATE session_task_event SET created_at = 'infinity'
+              WHERE sequence = (SELECT min(sequence) FROM session_task_event WHERE history_id = '{}');
+             UPDATE session_task SET status_timestamp = 'infinity' WHERE history_id = '{}'",
+            history(&first),
+            history(&last)
+        ))
+        .await;
+        let found = source
+            .fetch(&[first.clone(), last.clone()], None, RecordChoice::Auto)
+            .await
+            .unwrap();
+        assert_eq!(found.len(), 2);
+        for raw in found {
+            let session = raw.normalise();
+            assert!(session.issues.is_empty(), "{:?}", session.issues);
+            assert!(!session.events.is_empty());
+            let noted = session
+                .notes
+                .iter()
+                .any(|n| n.to_string().contains("created_at is beyond any time"));
+            assert_eq!(noted, session.key.id == first.id, "{:?}", session.notes);
+        }
+        assert_eq!(list(None).await, before, "infinity is not the most recent");
+        let hour = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(1);
+        assert!(list(Some(hour)).await.is_empty(), "nor within every window");
     });
 }
 

@@ -22,6 +22,11 @@ use std::time::Duration;
 pub fn tests() -> Vec<Test> {
     vec![
         Test {
+            name: "sources::an_infinite_time_fails_no_batch_and_holds_no_recent_window",
+            needs: &[Need::Postgres],
+            run: infinite_times,
+        },
+        Test {
             name: "sources::kagent_postgres_reads_back_the_captured_trajectories",
             needs: &[Need::Postgres],
             run: reads_back_captured,
@@ -354,6 +359,52 @@ fn filters() {
         )
         .await;
         assert!(other.is_empty());
+    });
+}
+
+/// `infinity` is a valid `timestamptz`: on one row it must cost that row
+/// its time, not every Session of the batch its score; on a Session it
+/// must not make it the most recent forever.
+fn infinite_times() {
+    runtime().block_on(async {
+        let db = TestDatabase::create("infinite").await;
+        let mut old = seed("old", "u", WEATHER, "weather-grounded.jsonl");
+        old.age_seconds = 3 * 86_400;
+        db.seed_kagent(&[
+            seed("a", "u", WEATHER, "weather-grounded.jsonl"),
+            seed("b", "u", WEATHER, "weather-grounded.jsonl"),
+            old,
+        ])
+        .await;
+        db.execute(
+            "UPDATE event SET created_at = 'infinity' WHERE session_id = 'a' AND id = (SELECT min(id) FROM event WHERE session_id = 'a');
+             UPDATE session SET updated_at = 'infinity', created_at = '294276-01-01' WHERE id = 'old'",
+        )
+        .await;
+        let source = kagent(&db).await;
+        let keys = [SessionKey::new("a", None), SessionKey::new("b", None)];
+        let fetched = fetch(&source, &keys, None).await;
+        assert_eq!(fetched.len(), 2);
+        for session in &fetched {
+            assert!(session.raw.issues.is_empty(), "{:?}", session.raw.issues);
+            assert_eq!(session.raw.events.len(), 6, "{}", session.key);
+        }
+        let listed = |since| {
+            let source = &source;
+            async move {
+                let query = SessionQuery {
+                    agent: Some(weather()),
+                    since,
+                    ..Default::default()
+                };
+                let listed = source.list(&query).await.unwrap();
+                listed.into_iter().map(|s| s.key.id).collect::<Vec<_>>()
+            }
+        };
+        let all = listed(None).await;
+        assert_eq!(all.last().map(String::as_str), Some("old"), "{all:?}");
+        let day = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24);
+        assert!(!listed(Some(day)).await.contains(&"old".to_string()));
     });
 }
 
