@@ -369,21 +369,28 @@ async fn probe_attempt(
     index: usize,
     probe: &Probe,
 ) -> Result<Attempted, RunError> {
-    let context = uuid::Uuid::new_v4().to_string();
+    let attempt = uuid::Uuid::new_v4().to_string();
     // The witness: from the first message sent to the last answer settled.
     let started = tokio::time::Instant::now();
-    let ran = agent.run(probe, &context, simulator).await?;
+    let ran = agent.run(probe, &attempt, simulator).await?;
     let witnessed = started.elapsed().as_secs_f64();
-    let outcome = match ran.end {
-        ProbeEnd::Failed(why) => ProbeAttempt::NotScored { why, failed: true },
-        ProbeEnd::Refused(why) => ProbeAttempt::NotScored { why, failed: false },
-        ProbeEnd::Completed => {
-            match probe_session(suite, source, &context, &probe.user_id).await? {
+    let outcome = match (ran.end, &ran.context) {
+        (ProbeEnd::Failed(why), _) => ProbeAttempt::NotScored { why, failed: true },
+        (ProbeEnd::Refused(why), _) => ProbeAttempt::NotScored { why, failed: false },
+        (ProbeEnd::Completed, None) => ProbeAttempt::NotScored {
+            why: "the Agent's answers named no conversation, so its session cannot be read back"
+                .into(),
+            failed: false,
+        },
+        (ProbeEnd::Completed, Some(context)) => {
+            match probe_session(suite, source, context, &probe.user_id).await? {
                 Ok(session) => ProbeAttempt::Session(session, witnessed),
                 Err(why) => ProbeAttempt::NotScored { why, failed: false },
             }
         }
     };
+    // A run the Agent named no conversation for is reported by its attempt.
+    let context = ran.context.unwrap_or(attempt);
     let simulated = matches!(probe.turns, Turns::Scenario(_)).then(|| SimulatedConversation {
         turns: ran.transcript,
         ended: ran.ended,

@@ -383,6 +383,8 @@ mod hostile {
     pub struct Agent {
         pub url: String,
         pub requests: Arc<AtomicUsize>,
+        /// The message id of every request, in order.
+        pub message_ids: Arc<std::sync::Mutex<Vec<String>>>,
         _runtime: tokio::runtime::Runtime,
     }
 
@@ -390,6 +392,7 @@ mod hostile {
     struct Mode {
         name: &'static str,
         requests: Arc<AtomicUsize>,
+        message_ids: Arc<std::sync::Mutex<Vec<String>>>,
         redirect_to: Option<String>,
     }
 
@@ -407,19 +410,31 @@ mod hostile {
     async fn answer(State(mode): State<Mode>, body: axum::body::Bytes) -> Response {
         let seen = mode.requests.fetch_add(1, Ordering::SeqCst);
         let request: Value = serde_json::from_slice(&body).unwrap_or_default();
-        let context = request["params"]["message"]["contextId"].clone();
+        // A first A2A 1.0 message names no conversation: the Agent opens one.
+        let message = &request["params"]["message"];
+        mode.message_ids.lock().unwrap().push(
+            message["messageId"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        );
+        let context = match &message["contextId"] {
+            Value::Null => json!("opened-by-the-agent"),
+            named => named.clone(),
+        };
         let json = |value: Value| axum::Json(value).into_response();
         match mode.name {
             "0.3 body" => json(completed(&context, "completed", false)),
             "1.0 body" => json(completed(&context, "TASK_STATE_COMPLETED", true)),
-            "another conversation" => json(completed(
-                &json!("someone-else"),
-                "TASK_STATE_COMPLETED",
-                true,
-            )),
-            "busy once" if seen == 0 => json(json!({"jsonrpc": "2.0", "id": "1", "error": {
-                "code": -32004, "message": "input was not accepted; retry after the session becomes available"}})),
-            "busy once" => json(completed(&context, "TASK_STATE_COMPLETED", true)),
+            "another conversation" => json(completed(&json!("someone-else"), "completed", false)),
+            "busy twice" if seen < 2 => json(json!({"jsonrpc": "2.0", "id": "1", "error": {
+                "code": -32004, "message": "input was not accepted; retry after the session becomes available",
+                "data": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "KAGENT_SEND_NOT_ACCEPTED",
+                          "domain": "kagent.dev", "metadata": {"retryAfterMs": "100"}}]}})),
+            "busy twice" => json(completed(&context, "TASK_STATE_COMPLETED", true)),
+            // A2A's own -32004, UnsupportedOperation: no invitation to resend.
+            "unsupported" => json(json!({"jsonrpc": "2.0", "id": "1", "error": {
+                "code": -32004, "message": "this operation is not supported"}})),
             "endless" => {
                 let chunk = axum::body::Bytes::from(vec![b' '; 1 << 20]);
                 let stream =
@@ -442,9 +457,11 @@ mod hostile {
             .build()
             .unwrap();
         let requests = Arc::new(AtomicUsize::new(0));
+        let message_ids = Arc::new(std::sync::Mutex::new(Vec::new()));
         let mode = Mode {
             name,
             requests: requests.clone(),
+            message_ids: message_ids.clone(),
             redirect_to,
         };
         let listener = runtime
@@ -456,6 +473,7 @@ mod hostile {
         Agent {
             url,
             requests,
+            message_ids,
             _runtime: runtime,
         }
     }
@@ -463,7 +481,8 @@ mod hostile {
 
 /// An Agent that answers in the other version, in another conversation,
 /// without end or with a redirect: the run names what happened and no
-/// session is scored as the probe's; a busy session is asked once more.
+/// session is scored as the probe's; a busy session is asked again, the
+/// same message, and nothing else is resent.
 #[test]
 fn a_misbehaving_agent_is_named_and_never_scored() {
     let dir = tempfile::tempdir().unwrap();
@@ -510,8 +529,10 @@ fn a_misbehaving_agent_is_named_and_never_scored() {
         "{stderr}"
     );
 
+    // In A2A 0.3 the probe names its conversation (in 1.0 the Agent opens
+    // it, and a later turn answered elsewhere is refused the same way).
     let elsewhere = hostile::start("another conversation", None);
-    let (code, report, stderr) = run(&elsewhere.url, "1.0");
+    let (code, report, stderr) = run(&elsewhere.url, "0.3");
     assert_eq!(
         code,
         Some(2),
@@ -531,13 +552,32 @@ fn a_misbehaving_agent_is_named_and_never_scored() {
         "{report}"
     );
 
-    let busy = hostile::start("busy once", None);
+    let busy = hostile::start("busy twice", None);
     let (code, report, stderr) = run(&busy.url, "1.0");
     assert_eq!(code, Some(0), "{report} {stderr}");
+    let ids = busy.message_ids.lock().unwrap().clone();
+    assert_eq!(ids.len(), 3, "sent again after each busy answer: {ids:?}");
+    assert!(
+        ids.iter().all(|id| *id == ids[0]),
+        "the same message: {ids:?}"
+    );
     assert_eq!(
-        busy.requests.load(std::sync::atomic::Ordering::SeqCst),
-        2,
-        "sent once more after -32004"
+        report["cases"][0]["sessions"][0]["sessionId"], "opened-by-the-agent",
+        "the conversation the Agent opened is the one read back"
+    );
+    let unsupported = hostile::start("unsupported", None);
+    let (code, _, stderr) = run(&unsupported.url, "1.0");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(
+        unsupported
+            .requests
+            .load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "A2A's UnsupportedOperation is not resent"
+    );
+    assert!(
+        stderr.contains("error -32004: this operation is not supported"),
+        "{stderr}"
     );
 
     let endless = hostile::start("endless", None);

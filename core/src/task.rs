@@ -17,7 +17,7 @@
 //! answers no call (the OpenAI runtime gives each result a fresh id, CrewAI
 //! names it after its tool class) answers the oldest call still unanswered.
 
-use crate::a2a_v1::timeline::{ARTIFACT, PART_TYPE, TIME, USAGE};
+use crate::a2a_v1::timeline::{ARTIFACT, HITL_EXTENSION, PART_TYPE, TIME, USAGE};
 use crate::ingest::{Issue, KeepJson, Origin, RawEvent};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
@@ -294,6 +294,20 @@ impl Calls {
     }
 }
 
+/// kagent's HITL extension asking to approve tool calls, or the answer:
+/// the pause and the decision, not words of the conversation (the call and
+/// its result, or its rejection, are). Questions and their answers are.
+fn is_approval_exchange(metadata: Option<&Value>) -> bool {
+    let kind = metadata
+        .and_then(|m| m.get(HITL_EXTENSION))
+        .and_then(|hitl| hitl.get("type"))
+        .and_then(Value::as_str);
+    matches!(
+        kind,
+        Some("tool_approval_request" | "tool_approval_response")
+    )
+}
+
 /// Progress lines kagent's CrewAI runtime records as agent text.
 fn is_crewai_progress(text: &str) -> bool {
     text.starts_with("Task started: ")
@@ -329,6 +343,7 @@ fn message_event(
         _ => return Err("a message without a list of parts".into()),
     };
     let runtime_only = metadata_str(metadata, "event_type") == Some("agent_handoff")
+        || is_approval_exchange(metadata)
         || (!user
             && parts.len() == 1
             && part_text(&parts[0], protocol).is_some_and(is_crewai_progress));
@@ -546,5 +561,24 @@ mod tests {
             issue.to_string().contains("role ROLE_UNSPECIFIED"),
             "{issue}"
         );
+    }
+
+    #[test]
+    fn a_hitl_approval_request_and_its_answer_are_no_words_of_the_conversation() {
+        let hitl = |kind: &str| json!({HITL_EXTENSION: {"type": kind}});
+        let task = json!({"id": "t", "history": [
+            {"messageId": "p", "role": "ROLE_AGENT", "metadata": hitl("tool_approval_request"),
+             "parts": [{"text": "Approval is required for tool(s): delete_file"}]},
+            {"messageId": "a", "role": "ROLE_USER", "metadata": hitl("tool_approval_response"),
+             "parts": [{"text": "Approved"}]},
+            {"messageId": "q", "role": "ROLE_AGENT", "metadata": hitl("ask_user_request"),
+             "parts": [{"text": "Which database?"}]}
+        ]});
+        let texts: Vec<Value> = task_events(&task, Protocol::V1, &source(), KeepJson::Yes)
+            .unwrap()
+            .iter()
+            .map(|e| e.value().unwrap()["content"]["parts"][0]["text"].clone())
+            .collect();
+        assert_eq!(texts, [Value::Null, Value::Null, json!("Which database?")]);
     }
 }

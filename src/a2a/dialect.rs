@@ -12,11 +12,18 @@
 //!   (`TASK_STATE_COMPLETED`); `SendMessage` answers `{"task": …}` or
 //!   `{"message": …}`.
 
+pub use crate::core::a2a_v1::timeline::HITL_EXTENSION;
 use crate::core::suite::spec::A2aProtocol;
 use serde_json::{Value, json};
 
 /// The header A2A 1.0 clients name their version in.
 pub const VERSION_HEADER: &str = "A2A-Version";
+
+/// kagent's extensions a probe activates on every A2A 1.0 request: usage
+/// on the status update that ends an execution, and human-in-the-loop
+/// pauses as structured requests.
+const ACTIVATED: &str =
+    "https://kagent.dev/extensions/usage/v1,https://kagent.dev/extensions/hitl/v1";
 
 /// A task's state, whichever version spelt it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,13 +93,25 @@ pub struct TaskView {
     pub id: Option<String>,
     pub context: Option<String>,
     pub state: State,
-    /// The tool an input-required task asks to approve, if that is what it
-    /// asks.
-    pub approval_of: Option<String>,
+    /// What an input-required task waits for, when it says so in a way a
+    /// probe can answer.
+    pub pause: Option<Pause>,
     /// What the Agent said to the user, as a user would read it: the text
     /// of its artifacts, else of its status message, else of its last
     /// message. Only a simulated user reads it.
     pub reply: String,
+}
+
+/// What a paused task asks of its user.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pause {
+    /// ADK's `adk_request_confirmation` call (kagent 0.10): the tool.
+    Confirmation { tool: String },
+    /// kagent's HITL extension: tool calls to approve, each by the opaque
+    /// id its answer must return, and the tool's name.
+    Approvals { tools: Vec<(String, String)> },
+    /// kagent's HITL extension: questions for the user.
+    Questions { questions: Vec<String> },
 }
 
 /// What the Agent answered a message with.
@@ -116,10 +135,15 @@ impl Answer {
     }
 }
 
-/// One part of a user message.
+/// What a user message holds.
 pub enum Content<'a> {
     Text(&'a str),
     Data(Value),
+    /// A HITL extension answer: its payload and the words shown beside it.
+    Hitl {
+        payload: Value,
+        text: &'a str,
+    },
 }
 
 pub fn send_method(protocol: A2aProtocol) -> &'static str {
@@ -140,35 +164,48 @@ pub fn get_method(protocol: A2aProtocol) -> &'static str {
 pub fn headers(protocol: A2aProtocol) -> &'static [(&'static str, &'static str)] {
     match protocol {
         A2aProtocol::V0_3 => &[],
-        A2aProtocol::V1_0 => &[(VERSION_HEADER, "1.0")],
+        A2aProtocol::V1_0 => &[(VERSION_HEADER, "1.0"), ("A2A-Extensions", ACTIVATED)],
     }
 }
 
-/// A user message in the conversation `context`, continuing `task` when
-/// it answers one.
+/// A user message `id` in the conversation `context`, continuing `task`
+/// when it answers one. In A2A 1.0 a first message names no conversation:
+/// kagent opens the Session and answers with its id.
 pub fn user_message(
     protocol: A2aProtocol,
-    context: &str,
+    id: &str,
+    context: Option<&str>,
     task: Option<&str>,
     content: Content<'_>,
 ) -> Value {
-    let id = uuid::Uuid::new_v4().to_string();
     let mut message = match protocol {
         A2aProtocol::V0_3 => {
             let part = match content {
                 Content::Text(text) => json!({"kind": "text", "text": text}),
-                Content::Data(data) => json!({"kind": "data", "data": data}),
+                Content::Data(data) | Content::Hitl { payload: data, .. } => {
+                    json!({"kind": "data", "data": data})
+                }
             };
-            json!({"kind": "message", "role": "user", "messageId": id, "contextId": context, "parts": [part]})
+            json!({"kind": "message", "role": "user", "messageId": id, "parts": [part]})
         }
-        A2aProtocol::V1_0 => {
-            let part = match content {
-                Content::Text(text) => json!({"text": text}),
-                Content::Data(data) => json!({"data": data}),
-            };
-            json!({"role": "ROLE_USER", "messageId": id, "contextId": context, "parts": [part]})
-        }
+        A2aProtocol::V1_0 => match content {
+            Content::Text(text) => {
+                json!({"role": "ROLE_USER", "messageId": id, "parts": [{"text": text}]})
+            }
+            Content::Data(data) => {
+                json!({"role": "ROLE_USER", "messageId": id, "parts": [{"data": data}]})
+            }
+            // kagent reads an answer only from a message that declares the
+            // extension and carries its payload under the extension's URI.
+            Content::Hitl { payload, text } => json!({
+                "role": "ROLE_USER", "messageId": id, "parts": [{"text": text}],
+                "extensions": [HITL_EXTENSION], "metadata": {HITL_EXTENSION: payload},
+            }),
+        },
     };
+    if let Some(context) = context {
+        message["contextId"] = json!(context);
+    }
     if let Some(task) = task {
         message["taskId"] = json!(task);
     }
@@ -235,8 +272,8 @@ fn read_task(protocol: A2aProtocol, task: &Value) -> Result<TaskView, String> {
     Ok(TaskView {
         id: text(&task["id"]),
         context: text(&task["contextId"]),
-        approval_of: (state == State::InputRequired)
-            .then(|| confirmation(task))
+        pause: (state == State::InputRequired)
+            .then(|| hitl_request(&task["status"]["message"]).or_else(|| confirmation(task)))
             .flatten(),
         reply: reply_of(task),
         state,
@@ -299,7 +336,7 @@ fn text(value: &Value) -> Option<String> {
 /// `adk_request_confirmation` call, in the status message or the last
 /// history message. A data part is `{"kind": "data", "data": …}` in 0.3
 /// and `{"data": …}` in 1.0; both have `data`.
-fn confirmation(task: &Value) -> Option<String> {
+fn confirmation(task: &Value) -> Option<Pause> {
     let status = task["status"]["message"]["parts"].as_array();
     let history = task["history"]
         .as_array()
@@ -312,8 +349,57 @@ fn confirmation(task: &Value) -> Option<String> {
         .find(|p| p["data"]["name"] == "adk_request_confirmation")
         .map(|p| {
             let call = &p["data"]["args"]["originalFunctionCall"];
-            call["name"].as_str().unwrap_or("a tool").to_string()
+            Pause::Confirmation {
+                tool: call["name"].as_str().unwrap_or("a tool").to_string(),
+            }
         })
+}
+
+/// A HITL extension request in a pause's status message: only from a
+/// message that declares the extension, never guessed from its text. The
+/// tools of a nested request are the ones being authorised.
+fn hitl_request(message: &Value) -> Option<Pause> {
+    let declared = message["extensions"]
+        .as_array()
+        .is_some_and(|e| e.iter().any(|u| u == HITL_EXTENSION));
+    let request = declared.then(|| &message["metadata"][HITL_EXTENSION])?;
+    let tools = request["nested"]["tools"]
+        .as_array()
+        .or(request["tools"].as_array());
+    match request["type"].as_str()? {
+        "tool_approval_request" => Some(Pause::Approvals {
+            tools: tools
+                .into_iter()
+                .flatten()
+                .map(|t| {
+                    let id = t["id"].as_str().unwrap_or_default().to_string();
+                    (id, t["name"].as_str().unwrap_or("a tool").to_string())
+                })
+                .collect(),
+        }),
+        "ask_user_request" => Some(Pause::Questions {
+            questions: request["questions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|q| q["question"].as_str().unwrap_or_default().to_string())
+                .collect(),
+        }),
+        _ => None,
+    }
+}
+
+/// The HITL answer to approvals: every id exactly once, each approved or
+/// rejected with `reason`.
+pub fn approvals_response(tools: &[(String, String)], reason: Option<&str>) -> Value {
+    let approvals: Vec<Value> = tools
+        .iter()
+        .map(|(id, _)| match reason {
+            None => json!({"id": id, "approved": true}),
+            Some(reason) => json!({"id": id, "approved": false, "rejection_reason": reason}),
+        })
+        .collect();
+    json!({"type": "tool_approval_response", "approvals": approvals})
 }
 
 #[cfg(test)]

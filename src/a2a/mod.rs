@@ -18,7 +18,7 @@ use crate::core::judge::{Judge, JudgeError, JudgeUsage};
 use crate::core::suite::compile::{Probe, Turns};
 use crate::core::suite::spec::{A2aProtocol, Approvals};
 use crate::http_client::{self, HttpError, Retry};
-use dialect::{Answer, Content, State, TaskView};
+use dialect::{Answer, Content, Pause, State, TaskView};
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -42,6 +42,10 @@ pub enum ProbeEnd {
 #[derive(Debug, Default)]
 pub struct ProbeRun {
     pub end: ProbeEnd,
+    /// The conversation the Agent recorded the run in: the one the probe
+    /// named (A2A 0.3), or the Session kagent 1.0 opened for its first
+    /// message; `None` when no answer named one.
+    pub context: Option<String>,
     pub transcript: Vec<Exchange>,
     pub ended: Option<String>,
     pub usage: JudgeUsage,
@@ -101,12 +105,14 @@ pub struct A2aClient {
 /// Pause between polls of a task that is still working.
 const POLL: Duration = Duration::from_millis(500);
 
-/// Pause before sending again a message kagent 1.0 did not accept because
-/// the session was busy (`-32004`, §7 of the 1.0 contract).
-const BUSY_PAUSE: Duration = Duration::from_secs(1);
-
-/// JSON-RPC error kagent 1.0 answers while a session cannot take input.
-const SESSION_BUSY: i64 = -32004;
+/// kagent 1.0's reason for a send it did not accept, and dispatched
+/// nothing of: the session is busy. Sent again, with the same message id,
+/// after the `retryAfterMs` it gives (100 when it gives none), at most
+/// this many times and never past the probe's deadline.
+const NOT_ACCEPTED: &str = "KAGENT_SEND_NOT_ACCEPTED";
+const NOT_ACCEPTED_SENDS: u32 = 20;
+const DEFAULT_RETRY_AFTER: Duration = Duration::from_millis(100);
+const LONGEST_RETRY_AFTER: Duration = Duration::from_secs(5);
 
 /// JSON-RPC's "method not found": what an Agent of the other version says.
 const METHOD_NOT_FOUND: i64 = -32601;
@@ -122,6 +128,7 @@ enum CallError {
     Rpc {
         code: i64,
         message: String,
+        data: Value,
     },
 }
 
@@ -195,19 +202,26 @@ impl A2aClient {
         })
     }
 
-    /// Run one probe in the conversation `context`: every turn in order
-    /// (a script's, or those `simulator` writes as the scenario's user),
-    /// approvals answered as the case says, within the probe's timeout.
+    /// Run one probe as attempt `attempt` (an id fresh for it): every turn
+    /// in order (a script's, or those `simulator` writes as the scenario's
+    /// user), approvals answered as the case says, within the probe's
+    /// timeout. In A2A 0.3 the attempt's id is the conversation; in 1.0
+    /// kagent opens one for the first message. Each message's id derives
+    /// from the attempt's, so that a send repeated after a busy answer is
+    /// the same message.
     pub async fn run(
         &self,
         probe: &Probe,
-        context: &str,
+        attempt: &str,
         simulator: &impl Judge,
     ) -> Result<ProbeRun, ProbeError> {
         let protocol = self.protocol().await?.protocol;
         let deadline = Instant::now() + probe.timeout;
-        let mut run = ProbeRun::default();
-        let turns = self.turns(protocol, probe, context, deadline, simulator, &mut run);
+        let mut run = ProbeRun {
+            context: (protocol == A2aProtocol::V0_3).then(|| attempt.to_string()),
+            ..ProbeRun::default()
+        };
+        let turns = self.turns(protocol, probe, attempt, deadline, simulator, &mut run);
         run.end = match tokio::time::timeout_at(deadline, turns).await {
             Ok(ended) => ended?,
             Err(_) => ProbeEnd::Failed(format!("no answer within {}s", probe.timeout.as_secs())),
@@ -219,7 +233,7 @@ impl A2aClient {
         &self,
         protocol: A2aProtocol,
         probe: &Probe,
-        context: &str,
+        attempt: &str,
         deadline: Instant,
         simulator: &impl Judge,
         run: &mut ProbeRun,
@@ -235,9 +249,11 @@ impl A2aClient {
         let mut turn = 0;
         while let Some(text) = next.take() {
             turn += 1;
+            let mut step = 0;
             let mut message = dialect::user_message(
                 protocol,
-                context,
+                &message_id(attempt, turn, step),
+                run.context.as_deref(),
                 open_task.as_deref(),
                 Content::Text(&text),
             );
@@ -247,47 +263,75 @@ impl A2aClient {
                 text,
             });
             let reply = loop {
-                let answer = self.send(protocol, user, &message).await?;
-                if let Some(refused) = elsewhere(turn, answer.context(), context) {
+                let answer = self.send(protocol, user, &message, deadline).await?;
+                if let Some(refused) = conversation(turn, answer.context(), &mut run.context) {
                     return Ok(refused);
                 }
                 let task = match answer {
                     Answer::Message { reply, .. } => break reply,
                     Answer::Task(task) => self.settle(protocol, user, task, deadline).await?,
                 };
-                if let Some(refused) = elsewhere(turn, task.context.as_deref(), context) {
+                if let Some(refused) = conversation(turn, task.context.as_deref(), &mut run.context)
+                {
                     return Ok(refused);
                 }
                 match task.state {
                     State::Completed => break task.reply,
                     State::InputRequired => {
-                        let Some(tool) = task.approval_of else {
-                            if matches!(probe.turns, Turns::Scenario(_)) {
+                        let answer = match (task.pause, probe.approvals) {
+                            (None, _) if matches!(probe.turns, Turns::Scenario(_)) => {
                                 // A question for the user: theirs to answer.
                                 open_task = task.id.clone();
                                 break task.reply;
                             }
-                            return Ok(ProbeEnd::Failed(format!(
-                                "turn {turn}: the Agent asked the user a question; a probe only answers approvals"
-                            )));
-                        };
-                        let decision = match probe.approvals {
-                            Approvals::Fail => {
+                            (None, _) => {
                                 return Ok(ProbeEnd::Failed(format!(
-                                    "turn {turn}: the Agent asked to approve a call to {tool}, and the probe's approvals are `fail`"
+                                    "turn {turn}: the Agent asked the user a question; a probe only answers approvals"
                                 )));
                             }
-                            Approvals::Approve => json!({"decision_type": "approve"}),
-                            Approvals::Reject => json!({
-                                "decision_type": "reject",
-                                "rejection_reason": "rejected by the kagent-evals probe"
-                            }),
+                            (Some(Pause::Questions { questions }), _) => {
+                                return Ok(ProbeEnd::Failed(format!(
+                                    "turn {turn}: the Agent asked the user {}; a probe only answers approvals",
+                                    questions
+                                        .iter()
+                                        .map(|q| format!("{q:?}"))
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                )));
+                            }
+                            (Some(pause), Approvals::Fail) => {
+                                return Ok(ProbeEnd::Failed(format!(
+                                    "turn {turn}: the Agent asked to approve a call to {}, and the probe's approvals are `fail`",
+                                    tools_of(&pause)
+                                )));
+                            }
+                            (Some(Pause::Confirmation { .. }), policy) => {
+                                Content::Data(match policy {
+                                    Approvals::Reject => json!({
+                                        "decision_type": "reject",
+                                        "rejection_reason": REJECTION
+                                    }),
+                                    _ => json!({"decision_type": "approve"}),
+                                })
+                            }
+                            (Some(Pause::Approvals { tools }), policy) => {
+                                let rejected = policy == Approvals::Reject;
+                                Content::Hitl {
+                                    payload: dialect::approvals_response(
+                                        &tools,
+                                        rejected.then_some(REJECTION),
+                                    ),
+                                    text: if rejected { "Rejected" } else { "Approved" },
+                                }
+                            }
                         };
+                        step += 1;
                         message = dialect::user_message(
                             protocol,
-                            context,
+                            &message_id(attempt, turn, step),
+                            run.context.as_deref(),
                             task.id.as_deref(),
-                            Content::Data(decision),
+                            answer,
                         );
                     }
                     // The status message may quote the conversation: not said.
@@ -332,30 +376,46 @@ impl A2aClient {
         Ok(ProbeEnd::Completed)
     }
 
-    /// Send one message (never twice, but once more after kagent 1.0 said
-    /// the session was busy and did not take it), and read the answer,
-    /// checking it is in the probe's conversation.
+    /// Send one message, and read the answer. A send kagent 1.0 did not
+    /// accept (busy, nothing dispatched) is sent again, the same message;
+    /// any other failure is not, as the Agent may have received it.
     async fn send(
         &self,
         protocol: A2aProtocol,
         user: &str,
         message: &Value,
+        deadline: Instant,
     ) -> Result<Answer, AgentUnavailable> {
         let method = dialect::send_method(protocol);
         let params = json!({"message": message});
-        let mut result = self.call(protocol, user, method, &params, 1).await;
-        if protocol == A2aProtocol::V1_0
-            && matches!(
-                result,
-                Err(CallError::Rpc {
-                    code: SESSION_BUSY,
-                    ..
-                })
-            )
-        {
-            tokio::time::sleep(BUSY_PAUSE).await;
-            result = self.call(protocol, user, method, &params, 1).await;
-        }
+        let mut refused = 0;
+        let result = loop {
+            let result = self.call(protocol, user, method, &params, 1).await;
+            let wait = match &result {
+                Err(CallError::Rpc { data, .. }) if protocol == A2aProtocol::V1_0 => {
+                    retry_after(data)
+                }
+                _ => None,
+            };
+            match (result, wait) {
+                (Err(CallError::Rpc { message, .. }), Some(wait)) => {
+                    refused += 1;
+                    if refused >= NOT_ACCEPTED_SENDS || Instant::now() + wait >= deadline {
+                        return Err(self.unavailable(format!(
+                            "{method}: the Agent did not accept the message {refused} time(s) ({message}); it was not dispatched"
+                        )));
+                    }
+                    tokio::time::sleep(wait).await;
+                }
+                (Err(CallError::Unavailable(mut e)), _) => {
+                    e.detail.push_str(
+                        "; the Agent may have received the message, so it was not sent again",
+                    );
+                    return Err(e);
+                }
+                (result, _) => break result,
+            }
+        };
         let result = result.map_err(|e| self.failed_call(protocol, method, e))?;
         let answer = dialect::read_send(protocol, &result)
             .map_err(|e| self.unavailable(format!("{method}: {e}")))?;
@@ -442,6 +502,7 @@ impl A2aClient {
             return Err(CallError::Rpc {
                 code: error["code"].as_i64().unwrap_or(0),
                 message: error["message"].as_str().unwrap_or("an error").to_string(),
+                data: error["data"].clone(),
             });
         }
         answer
@@ -458,7 +519,7 @@ impl A2aClient {
     ) -> AgentUnavailable {
         match error {
             CallError::Unavailable(e) => e,
-            CallError::Rpc { code, message } => {
+            CallError::Rpc { code, message, .. } => {
                 let hint = match code {
                     METHOD_NOT_FOUND => format!(
                         " (the Agent does not serve {method}: it may not speak {}; set probes.protocol, or --a2a-protocol)",
@@ -481,11 +542,123 @@ impl A2aClient {
     }
 }
 
-/// A run refused because the Agent answered in a conversation other than
-/// the probe's: scoring that session would score someone else's.
-fn elsewhere(turn: usize, answered: Option<&str>, context: &str) -> Option<ProbeEnd> {
-    let other = answered.filter(|c| *c != context)?;
-    Some(ProbeEnd::Refused(format!(
-        "turn {turn}: the Agent answered in conversation {other}, not {context}, the one the probe opened: its session is not the probe's"
-    )))
+/// The words a probe rejects a call with.
+const REJECTION: &str = "rejected by the kagent-evals probe";
+
+/// The id of the message sent at `step` of `turn` (both from one): the
+/// attempt's own for its first, derived for the others.
+fn message_id(attempt: &str, turn: usize, step: usize) -> String {
+    match (turn, step) {
+        (1, 0) => attempt.to_string(),
+        _ => format!("{attempt}/{turn}.{step}"),
+    }
+}
+
+/// The tools a pause asks to approve, for a reason.
+fn tools_of(pause: &Pause) -> String {
+    match pause {
+        Pause::Confirmation { tool } => tool.clone(),
+        Pause::Approvals { tools } => {
+            let names: Vec<&str> = tools.iter().map(|(_, name)| name.as_str()).collect();
+            names.join(", ")
+        }
+        Pause::Questions { .. } => "no tool".into(),
+    }
+}
+
+/// How long to wait before sending again a message kagent 1.0 did not
+/// accept: its `ErrorInfo` (in the JSON-RPC error's `data`, alone, in a
+/// list, or in `details`) says `KAGENT_SEND_NOT_ACCEPTED`, with
+/// `retryAfterMs` as a string. Any other error is no invitation to resend.
+fn retry_after(data: &Value) -> Option<Duration> {
+    let infos = match data {
+        Value::Array(list) => list.iter().collect::<Vec<_>>(),
+        Value::Object(object) => match object.get("details").and_then(Value::as_array) {
+            Some(details) => details.iter().collect(),
+            None => vec![data],
+        },
+        _ => Vec::new(),
+    };
+    let info = infos.into_iter().find(|i| i["reason"] == NOT_ACCEPTED)?;
+    let after = &info["metadata"]["retryAfterMs"];
+    let millis = after
+        .as_str()
+        .and_then(|t| t.trim().parse::<u64>().ok())
+        .or_else(|| after.as_u64());
+    Some(
+        millis
+            .map_or(DEFAULT_RETRY_AFTER, Duration::from_millis)
+            .min(LONGEST_RETRY_AFTER),
+    )
+}
+
+/// Whether an answer is in the probe's conversation: the first one that
+/// names a conversation, when the probe named none (A2A 1.0), makes it
+/// the probe's; another is refused, as scoring that session would score
+/// someone else's.
+fn conversation(
+    turn: usize,
+    answered: Option<&str>,
+    context: &mut Option<String>,
+) -> Option<ProbeEnd> {
+    match (context.as_deref(), answered) {
+        (None, Some(answered)) => {
+            *context = Some(answered.to_string());
+            None
+        }
+        (Some(ours), Some(other)) if other != ours => Some(ProbeEnd::Refused(format!(
+            "turn {turn}: the Agent answered in conversation {other}, not {ours}, the probe's: its session is not the probe's"
+        ))),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_kagents_not_accepted_reason_invites_a_resend() {
+        let info = |after: Value| {
+            json!({"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": NOT_ACCEPTED,
+                   "domain": "kagent.dev", "metadata": {"retryAfterMs": after}})
+        };
+        assert_eq!(
+            retry_after(&info(json!("250"))),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            retry_after(&json!([info(json!("100"))])),
+            Some(Duration::from_millis(100))
+        );
+        assert_eq!(
+            retry_after(&json!({"details": [info(json!(null))]})),
+            Some(DEFAULT_RETRY_AFTER)
+        );
+        assert_eq!(
+            retry_after(&info(json!("3600000"))),
+            Some(LONGEST_RETRY_AFTER)
+        );
+        assert_eq!(
+            retry_after(&Value::Null),
+            None,
+            "a bare -32004 is A2A's UnsupportedOperation"
+        );
+        assert_eq!(retry_after(&json!({"reason": "OTHER"})), None);
+    }
+
+    #[test]
+    fn the_first_conversation_named_is_the_probes_and_another_is_refused() {
+        let mut context = None;
+        assert_eq!(conversation(1, None, &mut context), None);
+        assert_eq!(conversation(1, Some("s1"), &mut context), None);
+        assert_eq!(context.as_deref(), Some("s1"));
+        assert_eq!(conversation(2, Some("s1"), &mut context), None);
+        assert!(matches!(
+            conversation(2, Some("s2"), &mut context),
+            Some(ProbeEnd::Refused(_))
+        ));
+        assert_eq!(message_id("a", 1, 0), "a");
+        assert_eq!(message_id("a", 2, 1), "a/2.1");
+    }
 }

@@ -19,10 +19,15 @@ stdout. Routes, as kagent 1.0's controller serves agents:
 
 The executor asks the scripted OpenAI-compatible model (tests/a2a/scripted_model.py)
 with three tools: get_weather(city); delete_file(path), which needs approval (the
-task goes TASK_STATE_INPUT_REQUIRED, and a continuation message of the same taskId
-with a data part {"decision_type": "approve"} or {"decision_type": "reject",
-"rejection_reason": ...} resumes it); lookup_order(id), which raises, so its result is
-an MCP-style error. Every model output and every tool result is its own artifact
+task goes TASK_STATE_INPUT_REQUIRED with kagent's HITL extension request, a
+`tool_approval_request` under https://kagent.dev/extensions/hitl/v1 in the status
+message's metadata, and a continuation message of the same taskId that declares the
+extension and carries a `tool_approval_response` resumes it: one approval per id);
+lookup_order(id), which raises, so its result is an MCP-style error.
+
+With --busy N, each SendMessage message id is refused N times first as kagent 1.0's
+gateway refuses a send to a busy session: JSON-RPC error -32004 whose data holds a
+google.rpc.ErrorInfo with reason KAGENT_SEND_NOT_ACCEPTED and retryAfterMs "100". Every model output and every tool result is its own artifact
 (function_call / function_response data parts, kagent.dev/a2a/part-type,
 kagent.dev/a2a/timeline-position, per-call kagent.dev/a2a/usage); the answer is a text
 artifact; the terminal status update carries https://kagent.dev/extensions/usage/v1
@@ -80,6 +85,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "data" / "kagent
 import kagent1_rows as k  # noqa: E402
 
 DEFAULT_USER = "admin@kagent.dev"
+HITL = "https://kagent.dev/extensions/hitl/v1"
 NEEDS_APPROVAL = {"delete_file"}
 
 TOOLS = [
@@ -127,6 +133,11 @@ def text_of(msg: Message) -> str:
 
 class ModelError(Exception):
     pass
+
+
+def approval_id(call: dict) -> str:
+    """The opaque id a HITL approval is answered by."""
+    return f"approval-{call['id']}"
 
 
 class Store:
@@ -256,17 +267,25 @@ class WeatherExecutor(AgentExecutor):
             await self.publish(event_queue, context_id, run,
                                self.status(task_id, context_id, TaskState.TASK_STATE_WORKING))
             if run.pending:
-                decision = next((d for d in map(data_of, incoming.parts) if isinstance(d, dict)), {})
+                # kagent reads a decision only from a message that declares the extension.
+                payload = (json_format.MessageToDict(incoming.metadata).get(HITL, {})
+                           if HITL in incoming.extensions else {})
+                approvals = {a.get("id"): a for a in payload.get("approvals") or []}
+                if payload.get("type") != "tool_approval_response" or set(approvals) != {
+                        approval_id(c) for c in run.pending}:
+                    error = f"not a tool_approval_response for every pending approval: {payload!r}"
+                    await self.publish(event_queue, context_id, run, self.status(
+                        task_id, context_id, TaskState.TASK_STATE_FAILED,
+                        k.message(str(uuid.uuid4()), Role.ROLE_AGENT, [k.text_part(error)],
+                                  context_id=context_id, task_id=task_id), {"error": error}))
+                    return
                 results = []
                 for call in run.pending:
-                    verdict = decision.get("decision_type")
-                    if verdict == "batch":
-                        verdict = (decision.get("decisions") or {}).get(call["id"])
-                    if verdict == "approve":
+                    approval = approvals[approval_id(call)]
+                    if approval.get("approved") is True:
                         results.append((call, run_tool(call["name"], call["args"])))
                     else:
-                        reason = ((decision.get("rejection_reasons") or {}).get(call["id"])
-                                  or decision.get("rejection_reason") or "none given")
+                        reason = approval.get("rejection_reason") or "none given"
                         results.append((call, {"result": f"Tool call was rejected by user. Reason: {reason}"}))
                 run.pending = []
                 await self.tool_results(event_queue, task_id, context_id, run, conversation, results)
@@ -337,13 +356,14 @@ class WeatherExecutor(AgentExecutor):
             waiting = [c for c in calls if c["name"] in NEEDS_APPROVAL]
             if waiting:
                 run.pending = waiting
-                parts = [k.data_part({
-                    "id": f"adk-{uuid.uuid4()}", "name": "adk_request_confirmation",
-                    "args": {"originalFunctionCall": c,
-                             "toolConfirmation": {"hint": f"Tool '{c['name']}' requires approval before execution.",
-                                                  "confirmed": False}}}, "function_call") for c in waiting]
-                msg = k.message(str(uuid.uuid4()), Role.ROLE_AGENT, parts, context_id=context_id,
-                                task_id=task_id, metadata=timeline())
+                names = ", ".join(c["name"] for c in waiting)
+                request = {"type": "tool_approval_request", "hint": f"{names} requires approval",
+                           "tools": [{"id": approval_id(c), "call_id": c["id"], "name": c["name"],
+                                      "args": c["args"]} for c in waiting]}
+                msg = k.message(str(uuid.uuid4()), Role.ROLE_AGENT,
+                                [k.text_part(f"Approval is required for tool(s): {names}")],
+                                context_id=context_id, task_id=task_id, metadata={**timeline(), HITL: request})
+                msg.extensions.append(HITL)
                 await self.publish(queue, context_id, run,
                                    self.status(task_id, context_id, TaskState.TASK_STATE_INPUT_REQUIRED, msg))
                 return
@@ -355,13 +375,15 @@ class WeatherExecutor(AgentExecutor):
 
 
 class RequestLog:
-    """ASGI middleware: one JSON line per request with its headers and JSON-RPC method."""
+    """ASGI middleware: one JSON line per request with its headers, JSON-RPC method and
+    message ids; with `busy`, each SendMessage message id refused that many times first."""
 
-    def __init__(self, app, path: str | None):
+    def __init__(self, app, path: str | None, busy: int = 0):
         self.app, self.path, self.lock = app, path, threading.Lock()
+        self.busy, self.refused = busy, {}
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or not self.path:
+        if scope["type"] != "http" or not (self.path or self.busy):
             return await self.app(scope, receive, send)
         chunks, more = [], True
         while more:
@@ -371,15 +393,37 @@ class RequestLog:
         body = b"".join(chunks)
         entry = {"time": time.time(), "method": scope["method"], "path": scope["path"],
                  "headers": {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}}
+        rpc = None
         if body:
             try:
                 rpc = json.loads(body)
                 if isinstance(rpc, dict):
-                    entry["jsonrpc"] = {"method": rpc.get("method"), "id": rpc.get("id")}
+                    message = (rpc.get("params") or {}).get("message") or {}
+                    entry["jsonrpc"] = {"method": rpc.get("method"), "id": rpc.get("id"),
+                                        "messageId": message.get("messageId"),
+                                        "contextId": message.get("contextId")}
             except ValueError:
                 entry["jsonrpc"] = {"error": "invalid JSON"}
-        with self.lock, open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(entry) + "\n")
+        refuse = False
+        if self.busy and isinstance(rpc, dict) and rpc.get("method") == "SendMessage":
+            message_id = entry["jsonrpc"]["messageId"]
+            with self.lock:
+                refuse = self.refused.get(message_id, 0) < self.busy
+                if refuse:
+                    self.refused[message_id] = self.refused.get(message_id, 0) + 1
+            entry["refusedBusy"] = refuse
+        if self.path:
+            with self.lock, open(self.path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(entry) + "\n")
+        if refuse:
+            error = {"jsonrpc": "2.0", "id": rpc.get("id"), "error": {
+                "code": -32004, "message": "input was not accepted; retry after the session becomes available",
+                "data": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "KAGENT_SEND_NOT_ACCEPTED",
+                          "domain": "kagent.dev", "metadata": {"retryAfterMs": "100"}}]}}
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": json.dumps(error).encode()})
+            return
         replayed = False
 
         async def replay():
@@ -435,7 +479,7 @@ async def serve(args) -> None:
     routes = create_jsonrpc_routes(handler, rpc_url=base, enable_v0_3_compat="0.3" in versions)
     routes += create_agent_card_routes(card, card_url=f"{base}/.well-known/agent-card.json")
     routes.append(Route("/health", lambda request: PlainTextResponse("OK"), methods=["GET"]))
-    app = RequestLog(Starlette(routes=routes), args.log)
+    app = RequestLog(Starlette(routes=routes), args.log, args.busy)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     serving = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:
@@ -461,6 +505,8 @@ def main() -> None:
     parser.add_argument("--log", help="JSONL file: every request's method, path, headers and JSON-RPC method")
     parser.add_argument("--database-url", help="postgres://... with schema-c.sql loaded: persist every update")
     parser.add_argument("--revision", help="the revision sessions are pinned to (default: a digest of the spec)")
+    parser.add_argument("--busy", type=int, default=0,
+                        help="refuse each SendMessage message id this many times first, as a busy session")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     try:

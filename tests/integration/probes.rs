@@ -244,7 +244,9 @@ fn probes_in_a2a_1_0() {
         {"match": "delete /tmp/old.log",
          "turns": [{"tool": "delete_file", "args": {"path": "/tmp/old.log"}}, {"text": "Done."}]}
     ]});
-    let mut agent = LiveAgentV1::start("team", "weather", &script, &db.url, &["1.0"]);
+    // Every send is refused twice as busy first, as kagent 1.0's gateway
+    // refuses a send to a busy session.
+    let mut agent = LiveAgentV1::start_busy("team", "weather", &script, &db.url, &["1.0"], 2);
     let dir = tempfile::tempdir().unwrap();
     let v1 = json!({"apiVersion": "api.kagent.dev/v1alpha3", "name": "weather"});
     let url = agent.url.clone();
@@ -330,10 +332,30 @@ fn probes_in_a2a_1_0() {
     for request in &probes {
         let headers = &request["headers"];
         assert_eq!(headers["a2a-version"], "1.0", "{request}");
+        assert_eq!(
+            headers["a2a-extensions"],
+            "https://kagent.dev/extensions/usage/v1,https://kagent.dev/extensions/hitl/v1"
+        );
         assert_eq!(headers["x-user-id"], "probe-a", "{request}");
         assert!(headers.get("authorization").is_none(), "{request}");
         assert_eq!(request["jsonrpc"]["method"], "SendMessage", "{request}");
     }
+    // One message, sent three times with the same id: refused twice as
+    // busy, then taken; the first names no conversation, so kagent opens
+    // the Session, whose id the probe read back.
+    let sends: Vec<&Value> = probes.iter().map(|r| &r["jsonrpc"]).collect();
+    assert_eq!(sends.len(), 3, "{sends:?}");
+    assert!(
+        sends
+            .iter()
+            .all(|s| s["messageId"] == sends[0]["messageId"])
+    );
+    assert!(sends.iter().all(|s| s["contextId"].is_null()), "{sends:?}");
+    assert_eq!(
+        probes.iter().filter(|r| r["refusedBusy"] == true).count(),
+        2
+    );
+    assert_ne!(session["sessionId"], sends[0]["messageId"]);
 
     let flaky = probe_suite(
         dir.path(),

@@ -237,6 +237,19 @@ impl LiveAgentV1 {
         database_url: &str,
         versions: &[&str],
     ) -> LiveAgentV1 {
+        Self::start_busy(namespace, name, script, database_url, versions, 0)
+    }
+
+    /// An agent whose session is busy for the first `busy` sends of each
+    /// message id, as kagent 1.0's gateway answers them.
+    pub fn start_busy(
+        namespace: &str,
+        name: &str,
+        script: &Value,
+        database_url: &str,
+        versions: &[&str],
+        busy: u32,
+    ) -> LiveAgentV1 {
         let python = python_env_named("a2a1").join("bin/python");
         let dir = tempfile::tempdir().unwrap();
         let (model, model_url) = scripted_model(&python, dir.path(), script);
@@ -249,6 +262,7 @@ impl LiveAgentV1 {
             .args(versions)
             .arg("--log")
             .arg(dir.path().join("requests.jsonl"))
+            .args(["--busy", &busy.to_string()])
             .env_remove("KAGENT_EVALS_TEST_DATABASE_URL")
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(dir.path().join("agent.err")).unwrap())

@@ -60,6 +60,7 @@ pub const TIMELINE_POSITION: &str = "kagent.dev/a2a/timeline-position";
 pub const PART_TYPE: &str = "kagent.dev/a2a/part-type";
 pub const USAGE: &str = "kagent.dev/a2a/usage";
 pub const USAGE_EXTENSION: &str = "https://kagent.dev/extensions/usage/v1";
+pub const HITL_EXTENSION: &str = "https://kagent.dev/extensions/hitl/v1";
 pub const USAGE_TOTAL: &str = "kagent_usage_total";
 
 /// The field this reader adds to a history message: when it happened

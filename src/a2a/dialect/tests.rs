@@ -3,15 +3,22 @@ use A2aProtocol::{V0_3, V1_0};
 
 #[test]
 fn a_user_message_is_spelt_as_each_version_spells_it() {
-    let old = user_message(V0_3, "ctx", None, Content::Text("hi"));
+    let old = user_message(V0_3, "m1", Some("ctx"), None, Content::Text("hi"));
     assert_eq!(old["kind"], "message");
     assert_eq!(old["role"], "user");
     assert_eq!(old["parts"], json!([{"kind": "text", "text": "hi"}]));
     assert_eq!(old["contextId"], "ctx");
+    assert_eq!(old["messageId"], "m1");
     assert!(old.get("taskId").is_none());
+    let first = user_message(V1_0, "m1", None, None, Content::Text("hi"));
+    assert!(
+        first.get("contextId").is_none(),
+        "kagent 1.0 opens the Session"
+    );
     let new = user_message(
         V1_0,
-        "ctx",
+        "m2",
+        Some("ctx"),
         Some("t1"),
         Content::Data(json!({"decision_type": "approve"})),
     );
@@ -22,8 +29,32 @@ fn a_user_message_is_spelt_as_each_version_spells_it() {
         json!([{"data": {"decision_type": "approve"}}])
     );
     assert_eq!(new["taskId"], "t1");
-    assert_ne!(old["messageId"], new["messageId"]);
-    assert_eq!(headers(V1_0), [("A2A-Version", "1.0")]);
+    let hitl = user_message(
+        V1_0,
+        "m3",
+        Some("ctx"),
+        Some("t1"),
+        Content::Hitl {
+            payload: approvals_response(&[("a1".into(), "delete_file".into())], Some("no")),
+            text: "Rejected",
+        },
+    );
+    assert_eq!(hitl["extensions"], json!([HITL_EXTENSION]));
+    assert_eq!(
+        hitl["metadata"][HITL_EXTENSION],
+        json!({"type": "tool_approval_response",
+               "approvals": [{"id": "a1", "approved": false, "rejection_reason": "no"}]})
+    );
+    assert_eq!(
+        headers(V1_0),
+        [
+            ("A2A-Version", "1.0"),
+            (
+                "A2A-Extensions",
+                "https://kagent.dev/extensions/usage/v1,https://kagent.dev/extensions/hitl/v1"
+            )
+        ]
+    );
     assert!(headers(V0_3).is_empty());
     assert_eq!(
         (send_method(V1_0), get_method(V1_0)),
@@ -48,7 +79,7 @@ fn a_1_0_answer_reads_its_task_and_state() {
             id: Some("t".into()),
             context: Some("c".into()),
             state: State::Completed,
-            approval_of: None,
+            pause: None,
             reply: String::new(),
         })
     );
@@ -110,7 +141,12 @@ fn an_approval_is_found_in_either_versions_parts() {
     .unwrap();
     let Answer::Task(task) = new else { panic!() };
     assert_eq!(task.state, State::InputRequired);
-    assert_eq!(task.approval_of.as_deref(), Some("delete_file"));
+    assert_eq!(
+        task.pause,
+        Some(Pause::Confirmation {
+            tool: "delete_file".into()
+        })
+    );
     let old = read_send(
         V0_3,
         &json!({"kind": "task", "id": "t", "status": {"state": "input-required"},
@@ -118,7 +154,12 @@ fn an_approval_is_found_in_either_versions_parts() {
     )
     .unwrap();
     let Answer::Task(task) = old else { panic!() };
-    assert_eq!(task.approval_of.as_deref(), Some("delete_file"));
+    assert_eq!(
+        task.pause,
+        Some(Pause::Confirmation {
+            tool: "delete_file".into()
+        })
+    );
     // A question that is not an approval.
     let asked = read_get(
         V1_0,
@@ -126,7 +167,48 @@ fn an_approval_is_found_in_either_versions_parts() {
         "message": {"parts": [{"text": "Which city?"}]}}}),
     )
     .unwrap();
-    assert_eq!(asked.approval_of, None);
+    assert_eq!(asked.pause, None);
+}
+
+#[test]
+fn kagents_hitl_requests_are_read_only_where_the_message_declares_the_extension() {
+    let paused = |extensions: Value, request: Value| {
+        read_get(
+            V1_0,
+            &json!({"id": "t", "status": {"state": "TASK_STATE_INPUT_REQUIRED", "message": {
+                "role": "ROLE_AGENT", "extensions": extensions, "metadata": {HITL_EXTENSION: request},
+                "parts": [{"text": "Approval required for delete_file"}]}}}),
+        )
+        .unwrap()
+        .pause
+    };
+    let approval = json!({"type": "tool_approval_request", "tools": [
+        {"id": "a1", "call_id": "c1", "name": "delete_file", "args": {"path": "/tmp/x"}}]});
+    assert_eq!(
+        paused(json!([HITL_EXTENSION]), approval.clone()),
+        Some(Pause::Approvals {
+            tools: vec![("a1".into(), "delete_file".into())]
+        })
+    );
+    assert_eq!(paused(json!([]), approval), None, "undeclared: not read");
+    let nested = json!({"type": "tool_approval_request",
+        "tools": [{"id": "p1", "name": "k8s_agent"}],
+        "nested": {"tools": [{"id": "n1", "name": "delete_pod"}]}});
+    assert_eq!(
+        paused(json!([HITL_EXTENSION]), nested),
+        Some(Pause::Approvals {
+            tools: vec![("n1".into(), "delete_pod".into())]
+        }),
+        "the child's calls are the ones authorised"
+    );
+    let question = json!({"type": "ask_user_request", "id": "q",
+        "questions": [{"question": "Which database?", "choices": ["PostgreSQL"], "multiple": false}]});
+    assert_eq!(
+        paused(json!([HITL_EXTENSION]), question),
+        Some(Pause::Questions {
+            questions: vec!["Which database?".into()]
+        })
+    );
 }
 
 #[test]
