@@ -5,6 +5,7 @@
 //! The command line and the run reconciler both go this one way.
 
 use crate::a2a::{A2aClient, AgentUnavailable, ProbeEnd, ProbeError};
+use crate::core::ingest::Issue;
 use crate::core::judge::budget::Budgeted;
 use crate::core::judge::{Judge, JudgeError, JudgeUsage};
 use crate::core::parallel::map_in_order_beside;
@@ -12,6 +13,7 @@ use crate::core::session::{Session, SessionKey};
 use crate::core::suite::compile::{CompiledSuite, Probe, Selector, Turns};
 use crate::core::suite::report::{Report, SimulatedConversation};
 use crate::core::suite::scoring::ReportBuilder;
+use crate::core::suite::spec::A2aProtocol;
 use crate::core::task::Record;
 use crate::http_client::Retry;
 use crate::openai_judge::OpenAiJudge;
@@ -20,6 +22,7 @@ use crate::source::open::open_source;
 use crate::source::{AnySource, RawSession, SessionQuery, SessionSource, SourceError};
 use futures::{SinkExt, StreamExt, TryStreamExt};
 use jiff::Timestamp;
+use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -137,22 +140,57 @@ const SESSION_SETTLE: Duration = Duration::from_secs(10);
 
 /// What one probe run left: its session, or why there is none to score.
 enum ProbeAttempt {
-    /// The session, and how long the run took by the prober's own clock.
-    Session(Box<Session>, f64),
+    /// The session, and how long the run took by the prober's own clock
+    /// (none for a session read back, not sent).
+    Session(Box<Session>, Option<f64>),
     NotScored {
         why: String,
         failed: bool,
     },
 }
 
+/// How a run names its probe attempts, and so every message it sends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProbeIds {
+    /// Fresh ids: a run from the command line is a new run each time.
+    Fresh,
+    /// Ids derived from the run (an EvalRun's UID), the same for every
+    /// replica that executes it, so that a run taken over sends nothing
+    /// new: `resumed` when an earlier execution may have sent them.
+    Derived { run: String, resumed: bool },
+}
+
+impl ProbeIds {
+    /// The id of run `k` of the probe of case `case`.
+    fn attempt(&self, case: &str, k: u32) -> String {
+        match self {
+            ProbeIds::Fresh => uuid::Uuid::new_v4().to_string(),
+            ProbeIds::Derived { run, .. } => {
+                let digest = Sha256::digest(format!("kagent-evals/{run}/{case}/{k}"));
+                let mut bytes = [0; 16];
+                bytes.copy_from_slice(&digest[..16]);
+                uuid::Builder::from_sha1_bytes(bytes)
+                    .into_uuid()
+                    .to_string()
+            }
+        }
+    }
+
+    fn resumed(&self) -> bool {
+        matches!(self, ProbeIds::Derived { resumed: true, .. })
+    }
+}
+
 /// Score `suite` on the sessions `source` holds, asking `judge` for judged
-/// evaluators; `with_trajectories` keeps each scored conversation (and the
-/// judges' reasoning) in the report.
+/// evaluators and probing `agent` with attempts named by `ids`;
+/// `with_trajectories` keeps each scored conversation (and the judges'
+/// reasoning) in the report.
 pub async fn run_suite(
     suite: &CompiledSuite,
     source: &impl SessionSource,
     judge: &impl Judge,
     agent: Option<&A2aClient>,
+    ids: &ProbeIds,
     now: Timestamp,
     with_trajectories: bool,
 ) -> Result<Report, RunError> {
@@ -163,7 +201,7 @@ pub async fn run_suite(
     }
     let judge = &Budgeted::new(judge, suite.judge.as_ref());
     let mut run = ReportBuilder::new(suite).with_trajectories(with_trajectories);
-    run_probes(suite, source, judge, agent, &mut run).await?;
+    run_probes(suite, source, judge, agent, ids, &mut run).await?;
     let needs_selection = suite
         .cases
         .iter()
@@ -292,11 +330,14 @@ async fn run_probes(
     source: &impl SessionSource,
     judge: &impl Judge,
     agent: Option<&A2aClient>,
+    ids: &ProbeIds,
     run: &mut ReportBuilder<'_>,
 ) -> Result<(), RunError> {
-    let planned: Vec<(usize, &Probe)> = suite
+    let planned: Vec<(usize, &Probe, String)> = suite
         .probe_cases()
-        .flat_map(|(index, _, probe)| (0..probe.runs).map(move |_| (index, probe)))
+        .flat_map(|(index, case, probe)| {
+            (0..probe.runs).map(move |k| (index, probe, ids.attempt(&case.name, k)))
+        })
         .collect();
     if planned.is_empty() {
         return Ok(());
@@ -313,8 +354,11 @@ async fn run_probes(
     // Collected first, so the stream holds futures and not a closure, which
     // the compiler cannot prove `Send` for every lifetime in the controller.
     let mut runs = Vec::with_capacity(planned.len());
-    for (index, probe) in planned {
-        runs.push(probe_attempt(suite, source, agent, judge, index, probe));
+    let resumed = ids.resumed();
+    for (index, probe, attempt) in planned {
+        runs.push(probe_attempt(
+            suite, source, agent, judge, index, probe, attempt, resumed,
+        ));
     }
     let results: Vec<Attempted> = futures::stream::iter(runs)
         .buffered(concurrency)
@@ -360,7 +404,13 @@ struct Attempted {
     simulator_usage: JudgeUsage,
 }
 
-/// One run of a probe in a fresh conversation, and what it left.
+/// One run of a probe in a fresh conversation, named `attempt`, and what
+/// it left. A run taken over (`resumed`) sends an A2A 0.3 attempt again
+/// only when its conversation is not in the source: one that is was sent
+/// by the run's earlier execution and is read back, as sending it again
+/// would make an acting agent act twice. (A 1.0 attempt is sent again
+/// with the same message id, which kagent answers with the same Session.)
+#[allow(clippy::too_many_arguments)]
 async fn probe_attempt(
     suite: &CompiledSuite,
     source: &impl SessionSource,
@@ -368,8 +418,27 @@ async fn probe_attempt(
     simulator: &impl Judge,
     index: usize,
     probe: &Probe,
+    attempt: String,
+    resumed: bool,
 ) -> Result<Attempted, RunError> {
-    let attempt = uuid::Uuid::new_v4().to_string();
+    let protocol = agent.protocol().await?.protocol;
+    if resumed
+        && protocol == A2aProtocol::V0_3
+        && let Some(mut session) = sent_before(suite, source, &attempt, &probe.user_id).await?
+    {
+        session.notes.push(Issue::new(
+            "(probe)",
+            "read back after the run was taken over: its earlier execution had sent it, so it was not sent again",
+        ));
+        return Ok(Attempted {
+            index,
+            context: attempt,
+            user: probe.user_id.clone(),
+            outcome: ProbeAttempt::Session(session, None),
+            simulated: None,
+            simulator_usage: JudgeUsage::default(),
+        });
+    }
     // The witness: from the first message sent to the last answer settled.
     let started = tokio::time::Instant::now();
     let ran = agent.run(probe, &attempt, simulator).await?;
@@ -384,7 +453,7 @@ async fn probe_attempt(
         },
         (ProbeEnd::Completed, Some(context)) => {
             match probe_session(suite, source, context, &probe.user_id).await? {
-                Ok(session) => ProbeAttempt::Session(session, witnessed),
+                Ok(session) => ProbeAttempt::Session(session, Some(witnessed)),
                 Err(why) => ProbeAttempt::NotScored { why, failed: false },
             }
         }
@@ -403,6 +472,24 @@ async fn probe_attempt(
         simulated,
         simulator_usage: ran.usage,
     })
+}
+
+/// The session an earlier execution of the run made for attempt
+/// `context`, if the source holds it.
+async fn sent_before(
+    suite: &CompiledSuite,
+    source: &impl SessionSource,
+    context: &str,
+    user: &str,
+) -> Result<Option<Box<Session>>, RunError> {
+    let key = SessionKey::new(context, Some(user.to_string()));
+    let found = source
+        .fetch(&[key], suite.agent.as_ref(), suite.record)
+        .await?;
+    Ok(found
+        .into_iter()
+        .next()
+        .map(|raw| Box::new(raw.normalise())))
 }
 
 /// The session a probe run made, read back by its context id: the probe
@@ -547,6 +634,7 @@ spec:
             source,
             &NoJudge::None,
             None,
+            &ProbeIds::Fresh,
             Timestamp::now(),
             false,
         )

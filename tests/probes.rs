@@ -427,6 +427,16 @@ mod hostile {
             "0.3 body" => json(completed(&context, "completed", false)),
             "1.0 body" => json(completed(&context, "TASK_STATE_COMPLETED", true)),
             "another conversation" => json(completed(&json!("someone-else"), "completed", false)),
+            // A task completed, in the version asked.
+            "completes" => json(completed(
+                &context,
+                if request["method"] == "SendMessage" {
+                    "TASK_STATE_COMPLETED"
+                } else {
+                    "completed"
+                },
+                request["method"] == "SendMessage",
+            )),
             "busy twice" if seen < 2 => json(json!({"jsonrpc": "2.0", "id": "1", "error": {
                 "code": -32004, "message": "input was not accepted; retry after the session becomes available",
                 "data": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "KAGENT_SEND_NOT_ACCEPTED",
@@ -600,4 +610,107 @@ fn a_misbehaving_agent_is_named_and_never_scored() {
         0,
         "the redirect is not followed"
     );
+}
+
+/// A run taken over after its controller stopped sends nothing new: its
+/// probe ids derive from the run, so an A2A 0.3 conversation the earlier
+/// execution made is read back, not sent again, and an A2A 1.0 message is
+/// resent with the same id (kagent answers it with the same Session).
+#[test]
+fn a_run_taken_over_sends_no_new_probe() {
+    use kagent_evals::a2a::{A2aClient, ProtocolChoice};
+    use kagent_evals::core::formats::load::load_compiled;
+    use kagent_evals::core::judge::NoJudge;
+    use kagent_evals::core::suite::spec::A2aProtocol;
+    use kagent_evals::pipeline::{ProbeIds, run_suite};
+    use kagent_evals::source::fixture::FixtureSource;
+
+    let text = r#"
+apiVersion: evals.kagent.dev/v1alpha1
+kind: EvalSuite
+metadata: {name: takeover}
+spec:
+  probes: {enabled: true, maxRuns: 2}
+  cases:
+    - name: asks
+      probe: {input: "What is the weather in London?", runs: 2, userId: probe-a}
+      evaluators:
+        - {name: tool, type: toolsUsed, toolsUsed: {expected: [get-weather-by-city_get-weather-by-city]}}
+"#;
+    let (_, suite) = load_compiled("takeover.yaml", text, None)
+        .unwrap()
+        .remove(0);
+    // A fixture of one session holds whatever conversation is asked for:
+    // the earlier execution's, as kagent would.
+    let source = FixtureSource::open(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/weather/sessions/weather-grounded.jsonl"
+    ))
+    .unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let execute = |agent: &hostile::Agent, protocol: A2aProtocol, ids: ProbeIds| {
+        let client = A2aClient::new(
+            &agent.url,
+            ProtocolChoice::Given {
+                protocol,
+                by: "the test".into(),
+            },
+        )
+        .unwrap();
+        runtime
+            .block_on(run_suite(
+                &suite,
+                &source,
+                &NoJudge::None,
+                Some(&client),
+                &ids,
+                jiff::Timestamp::now(),
+                false,
+            ))
+            .unwrap()
+    };
+    let run = |resumed| ProbeIds::Derived {
+        run: "0b0e5b8c-run-uid".into(),
+        resumed,
+    };
+
+    let agent = hostile::start("completes", None);
+    let first = execute(&agent, A2aProtocol::V0_3, run(false));
+    assert!(first.passed, "{first:?}");
+    let sent = agent.message_ids.lock().unwrap().len();
+    assert_eq!(sent, 2, "one message per run");
+    let taken_over = execute(&agent, A2aProtocol::V0_3, run(true));
+    assert!(taken_over.passed);
+    assert_eq!(
+        agent.message_ids.lock().unwrap().len(),
+        sent,
+        "nothing sent again"
+    );
+    let session = &taken_over.cases[0].sessions[0];
+    assert!(
+        session.notes.iter().any(|n| n
+            .to_string()
+            .contains("read back after the run was taken over")),
+        "{session:?}"
+    );
+
+    let v1 = hostile::start("completes", None);
+    execute(&v1, A2aProtocol::V1_0, run(false));
+    execute(&v1, A2aProtocol::V1_0, run(true));
+    let ids = v1.message_ids.lock().unwrap().clone();
+    assert_eq!(ids.len(), 4);
+    let (earlier, resent) = ids.split_at(2);
+    let mut earlier = earlier.to_vec();
+    let mut resent = resent.to_vec();
+    earlier.sort();
+    resent.sort();
+    assert_eq!(earlier, resent, "the same two message ids, resent");
+    assert_ne!(earlier[0], earlier[1], "each run its own");
+
+    // Fresh ids for a run from the command line.
+    let fresh = hostile::start("completes", None);
+    execute(&fresh, A2aProtocol::V1_0, ProbeIds::Fresh);
+    execute(&fresh, A2aProtocol::V1_0, ProbeIds::Fresh);
+    let ids = fresh.message_ids.lock().unwrap().clone();
+    assert!(ids[..2].iter().all(|id| !ids[2..].contains(id)), "{ids:?}");
 }

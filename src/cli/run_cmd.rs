@@ -10,7 +10,7 @@ use crate::core::suite::gate::{Baseline, apply_baseline, without_baseline};
 use crate::core::suite::loaded::{LoadedSuite, SuiteFormat};
 use crate::core::suite::report::{FORMAT_VERSION, Report};
 use crate::core::suite::spec::{A2aProtocol, ProbesSpec, SelectSpec};
-use crate::pipeline::run_suite;
+use crate::pipeline::{ProbeIds, run_suite};
 use crate::resolve::Party;
 use std::path::{Path, PathBuf};
 
@@ -126,6 +126,7 @@ pub async fn run(args: RunArgs) -> Result<Status, CommandError> {
             &opened.source,
             &opened.judge,
             opened.agent.as_ref(),
+            &ProbeIds::Fresh,
             now,
             args.include_trajectories,
         )

@@ -241,13 +241,17 @@ impl<'s> ReportBuilder<'s> {
     /// Score the sessions probe runs made, each with its case (`index`)
     /// and how long the prober's own clock saw it take; judged as
     /// [`Self::score`] judges, and filed in the order given.
-    pub async fn score_probes(&mut self, probes: &[(usize, &Session, f64)], judge: &impl Judge) {
+    pub async fn score_probes(
+        &mut self,
+        probes: &[(usize, &Session, Option<f64>)],
+        judge: &impl Judge,
+    ) {
         let this = &*self;
         let mut judging = Vec::with_capacity(probes.len());
         for &(index, session, witnessed) in probes {
             judging.push(async move {
                 let mut views = Views::new(session);
-                views.efficiency(&this.suite.prices).probe_latency_seconds = Some(witnessed);
+                views.efficiency(&this.suite.prices).probe_latency_seconds = witnessed;
                 let mut usage = JudgeUsage::default();
                 let scored = this.case_scored(index, &mut views, judge, &mut usage).await;
                 (scored, usage)

@@ -28,7 +28,7 @@ use crate::k8s::crd::{API_VERSION, AgentSnapshot, EvalRun, EvalRunStatus, EvalSu
 use crate::k8s::kagent_agent::{self, Half, Placement, Resolved};
 use crate::k8s::names;
 use crate::k8s::vocabulary::{EventReason, Failure};
-use crate::pipeline::{open, run_suite};
+use crate::pipeline::{ProbeIds, open, run_suite};
 use crate::resolve::{
     ClusterFacts, Request, SecretData, model_config, referenced_model_config, referenced_secrets,
     resolve,
@@ -166,7 +166,7 @@ async fn reconcile_fresh(cached: &EvalRun, ctx: &Context) -> Result<Action, Erro
                 execution.publish(&event).await;
             }
             let ending = tokio::select! {
-                ending = execution.execute() => ending,
+                ending = execution.execute(resumed) => ending,
                 error = execution.heartbeat(claimed.clone()) => return Err(error),
             };
             execution.finish(claimed, ending).await?;
@@ -313,10 +313,11 @@ impl<'a> Execution<'a> {
     }
 
     /// The run proper: compile, gather, resolve, open, score, and write the
-    /// opt-in report. What it learns is carried in the ending.
-    async fn execute(&self) -> Ending {
+    /// opt-in report. What it learns is carried in the ending. `resumed`:
+    /// an earlier execution may have sent the run's probes.
+    async fn execute(&self, resumed: bool) -> Ending {
         let mut learnt = Learnt::default();
-        match self.scored(&mut learnt).await {
+        match self.scored(&mut learnt, resumed).await {
             Ok(report) => Ending::Scored {
                 report: Box::new(report),
                 learnt,
@@ -325,7 +326,11 @@ impl<'a> Execution<'a> {
         }
     }
 
-    async fn scored(&self, learnt: &mut Learnt) -> Result<Report, (Failure, String)> {
+    async fn scored(
+        &self,
+        learnt: &mut Learnt,
+        resumed: bool,
+    ) -> Result<Report, (Failure, String)> {
         if !NameKind::Object.allows(&self.run.spec.suite_ref.name) {
             return Err((
                 Failure::InvalidSpec,
@@ -378,6 +383,12 @@ impl<'a> Execution<'a> {
                 &opened.source,
                 &opened.judge,
                 opened.agent.as_ref(),
+                // Every replica names the run's probes alike: one taken
+                // over sends nothing its earlier execution sent.
+                &ProbeIds::Derived {
+                    run: self.run.uid().unwrap_or_else(|| self.name.clone()),
+                    resumed,
+                },
                 Timestamp::now(),
                 full_report,
             ),
