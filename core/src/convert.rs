@@ -108,6 +108,9 @@ impl fmt::Display for SkipReason {
     }
 }
 
+/// Contributions of one event the account lists by name.
+const CONTRIBUTIONS_LISTED: usize = 20;
+
 /// One row of the account: every event gets one. It borrows from the
 /// event: accounting costs a conversion little.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,12 +132,19 @@ impl EventAccount<'_> {
         if let Some(reason) = &self.skipped {
             return reason.to_string();
         }
+        // An event of thousands of parts is summed up, not listed whole.
         let mut text = self
             .contributed
             .iter()
+            .take(CONTRIBUTIONS_LISTED)
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join("; ");
+        if let Some(more) = self.contributed.len().checked_sub(CONTRIBUTIONS_LISTED)
+            && more > 0
+        {
+            text.push_str(&format!("; and {more} more part(s)"));
+        }
         if !self.dropped.is_empty() {
             text.push_str(&format!("; dropped {}", self.dropped.join(", ")));
         }
@@ -581,6 +591,16 @@ mod tests {
                 "error MALFORMED_FUNCTION_CALL"
             ]
         );
+    }
+
+    #[test]
+    fn an_event_of_many_parts_is_summed_up_in_its_account_row() {
+        let parts: Vec<Value> = (0..25).map(|i| json!({"text": format!("t{i}")})).collect();
+        let events = events(&[json!({"author": "agent", "content": {"parts": parts}})]);
+        let conversion = convert(&events, &ConvertOptions::default());
+        let said = conversion.account[0].describe();
+        assert!(said.ends_with("; and 5 more part(s)"), "{said}");
+        assert_eq!(said.matches("; ").count(), 20, "{said}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Writing results: to a file or stdout, and aligned text tables.
 
 use super::CommandError;
-use crate::core::render::terminal::{one_line, terminal_safe};
+use crate::core::render::terminal::{cell, terminal_safe};
 use comfy_table::{Row, Table, presets::NOTHING};
 use std::io::Write;
 use std::path::Path;
@@ -89,7 +89,7 @@ pub fn table<C: AsRef<str>, R: IntoIterator<Item = C>>(
     for row in rows {
         table.add_row(
             row.into_iter()
-                .map(|cell| one_line(cell.as_ref()).into_owned())
+                .map(|text| cell(text.as_ref()).into_owned())
                 .collect::<Vec<_>>(),
         );
     }

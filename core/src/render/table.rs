@@ -1,5 +1,6 @@
 //! The terminal table `run` prints by default.
 
+use super::terminal::cell;
 use super::{
     comparison_lines, efficiency_lines, gate_lines, headline, input_lines,
     per_case_and_session_lines, rows,
@@ -20,14 +21,17 @@ pub fn table(report: &Report) -> String {
         "RESULT",
     ]);
     for row in &rows {
-        table.add_row([
-            &row.case,
-            &row.session,
-            &row.evaluator,
-            &row.key,
-            &row.score,
-            row.result,
-        ]);
+        table.add_row(
+            [
+                row.case.as_str(),
+                &row.session,
+                &row.evaluator,
+                &row.key,
+                &row.score,
+                row.result,
+            ]
+            .map(|text| cell(text).into_owned()),
+        );
     }
     for column in table.column_iter_mut() {
         column.set_padding((0, 3));

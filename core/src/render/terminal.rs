@@ -38,6 +38,24 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     escaped(text, |_| false)
 }
 
+/// Characters a table cell shows at most: a table lays a cell out by its
+/// width, at a cost that grows faster than its length, and no terminal
+/// shows more of one line anyway.
+pub const CELL_CHARS: usize = 1000;
+
+/// A field as one table cell: [`one_line`], cut at [`CELL_CHARS`] with
+/// what was cut said.
+pub fn cell(text: &str) -> Cow<'_, str> {
+    let line = one_line(text);
+    match line.char_indices().nth(CELL_CHARS) {
+        None => line,
+        Some((cut, _)) => {
+            let rest = line[cut..].chars().count();
+            Cow::Owned(format!("{} ... ({rest} more characters)", &line[..cut]))
+        }
+    }
+}
+
 /// Text of several lines for a terminal: every steering character escaped
 /// but the newlines and tabs that lay it out.
 pub fn terminal_safe(text: &str) -> Cow<'_, str> {
@@ -60,6 +78,12 @@ mod tests {
         assert!(safe.contains("\\u{202e}evil"), "{safe}");
         assert_eq!(one_line("alice\nbob  2026"), "alice\\u{a}bob  2026");
         assert_eq!(terminal_safe("a\nb\tc"), "a\nb\tc");
+        let long = "x".repeat(CELL_CHARS + 5);
+        assert_eq!(
+            cell(&long),
+            format!("{} ... (5 more characters)", &long[..CELL_CHARS])
+        );
+        assert!(matches!(cell("short"), Cow::Borrowed("short")));
         assert!(matches!(
             terminal_safe("plain, ünïcode ✓"),
             Cow::Borrowed(_)
