@@ -272,25 +272,28 @@ impl Calls {
 
     /// The id and name a result answers: its own when a call has that id,
     /// else (where runtimes give results fresh ids) the oldest call still
-    /// unanswered.
-    fn answer(&mut self, id: &Value, name: &Value) -> (Value, Value) {
+    /// unanswered. `Err` where ids are kept and none answers: the result's
+    /// call is not in the record, and is not guessed.
+    fn answer(&mut self, id: &Value, name: &Value) -> Result<(Value, Value), String> {
         let own = self.by_id.get(&id.to_string()).copied();
+        if own.is_none() && self.ids_are_kept && id.as_str().is_some_and(|i| !i.is_empty()) {
+            return Err(format!(
+                "a result of {name} answers call {id}, which no call of this task makes"
+            ));
+        }
         let index = own.or_else(|| {
-            if self.ids_are_kept && id.as_str().is_some_and(|i| !i.is_empty()) {
-                return None;
-            }
             while self.answered.get(self.oldest_open) == Some(&true) {
                 self.oldest_open += 1;
             }
             (self.oldest_open < self.made.len()).then_some(self.oldest_open)
         });
-        match index {
+        Ok(match index {
             Some(i) => {
                 self.answered[i] = true;
                 self.made[i].clone()
             }
             None => (id.clone(), name.clone()),
-        }
+        })
     }
 }
 
@@ -424,7 +427,7 @@ fn event_part(part: &Value, protocol: Protocol, calls: &mut Calls) -> Result<Val
             let (id, name) = calls.answer(
                 data.get("id").unwrap_or(&Value::Null),
                 data.get("name").unwrap_or(&Value::Null),
-            );
+            )?;
             Ok(json!({"function_response": {"id": id, "name": name, "response": response}}))
         }
         (Some(_), Some(other)) => Err(format!(
@@ -539,8 +542,9 @@ mod tests {
                 "parts": [{"data": {"data": {"id": id, "name": "f", "response": {}}},
                            "metadata": {"kagent.dev/a2a/part-type": "function_response"}}]})
         };
-        let task = json!({"id": "t", "history": [call("1"), call("2"), result("9"), result("2")]});
-        let answered: Vec<Value> = task_events(&task, Protocol::V1, &source(), KeepJson::Yes)
+        let paired =
+            json!({"id": "t", "history": [call("1"), call("2"), result("2"), result("1")]});
+        let answered: Vec<Value> = task_events(&paired, Protocol::V1, &source(), KeepJson::Yes)
             .unwrap()
             .iter()
             .filter_map(|e| {
@@ -548,10 +552,14 @@ mod tests {
                 Some(value["content"]["parts"][0].get("function_response")?["id"].clone())
             })
             .collect();
-        assert_eq!(
-            answered,
-            ["9", "2"],
-            "9 is no call's: not paired with call 1"
+        assert_eq!(answered, ["2", "1"]);
+        let orphan = json!({"id": "t", "history": [call("1"), result("9")]});
+        let issue = task_events(&orphan, Protocol::V1, &source(), KeepJson::No).unwrap_err();
+        assert!(
+            issue
+                .to_string()
+                .contains("answers call \"9\", which no call of this task makes"),
+            "9 is no call's, and not paired with call 1: {issue}"
         );
 
         let unspecified = json!({"id": "t", "history": [
