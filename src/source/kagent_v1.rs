@@ -539,7 +539,7 @@ pub fn read_session(
             )),
         }
     }
-    for loss in losses.0 {
+    for loss in losses.notes {
         raw.notes.push(Issue::new(origin("rows".into()), loss));
     }
     timeline::read_rows(&tasks, &events, source, keep, &mut raw);

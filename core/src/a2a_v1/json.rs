@@ -24,9 +24,13 @@ impl std::fmt::Display for DecodeFailure {
     }
 }
 
-/// JSON cannot hold what some values were, said once per value.
+/// JSON cannot hold what some values were, said once per value; and why a
+/// `Struct` or `Value` inside could not be read at all.
 #[derive(Default)]
-pub struct Losses(pub Vec<String>);
+pub struct Losses {
+    pub notes: Vec<String>,
+    unreadable: Option<String>,
+}
 
 fn decode<M: prost::Message + Default>(bytes: &[u8], what: &str) -> Result<M, DecodeFailure> {
     M::decode(bytes).map_err(|e| DecodeFailure {
@@ -35,9 +39,28 @@ fn decode<M: prost::Message + Default>(bytes: &[u8], what: &str) -> Result<M, De
     })
 }
 
+/// A row read as JSON by `read`, failing as a whole when a `Struct` or
+/// `Value` in it could not be read.
+fn row<M: prost::Message + Default>(
+    bytes: &[u8],
+    what: &str,
+    losses: &mut Losses,
+    read: impl FnOnce(&M, &mut Losses) -> Json,
+) -> Result<Json, DecodeFailure> {
+    let message = decode::<M>(bytes, what)?;
+    let json = read(&message, losses);
+    match losses.unreadable.take() {
+        None => Ok(json),
+        Some(why) => Err(DecodeFailure {
+            message: format!("not a protobuf {what}: {why}"),
+            offset: None,
+        }),
+    }
+}
+
 /// `session_task.data`: a `lf.a2a.v1.Task`.
 pub fn task_from_bytes(bytes: &[u8], losses: &mut Losses) -> Result<Json, DecodeFailure> {
-    decode::<Task>(bytes, "lf.a2a.v1.Task").map(|t| task(&t, losses))
+    row(bytes, "lf.a2a.v1.Task", losses, task)
 }
 
 /// `session_task_event.data`: a `lf.a2a.v1.StreamResponse`.
@@ -45,7 +68,7 @@ pub fn stream_response_from_bytes(
     bytes: &[u8],
     losses: &mut Losses,
 ) -> Result<Json, DecodeFailure> {
-    decode::<StreamResponse>(bytes, "lf.a2a.v1.StreamResponse").map(|r| stream_response(&r, losses))
+    row(bytes, "lf.a2a.v1.StreamResponse", losses, stream_response)
 }
 
 /// `session.data`: a `kagent.api.v1alpha1.Session`.
@@ -288,41 +311,175 @@ pub fn session(s: &Session) -> Json {
     Json::Object(map)
 }
 
-fn structure(s: &prost_types::Struct, losses: &mut Losses) -> Json {
-    let mut keys: Vec<&String> = s.fields.keys().collect();
-    // Map entries have no order on the wire; a stable one for readers.
-    keys.sort();
-    Json::Object(
-        keys.into_iter()
-            .map(|k| (k.clone(), value_json(&s.fields[k], losses)))
-            .collect(),
-    )
+/// Objects and lists a `Struct` or `Value` may nest: far beyond what a
+/// tool's arguments hold, and shallow enough for any thread's stack.
+pub const MAX_NESTING: usize = 256;
+
+/// A `Struct`'s bytes as a JSON object; `Null` with the reason recorded
+/// when they cannot be read.
+fn structure(bytes: &[u8], losses: &mut Losses) -> Json {
+    guarded(losses, |losses| struct_json(bytes, 0, losses))
+}
+
+/// A `Value`'s bytes as JSON, likewise.
+fn value_json(bytes: &[u8], losses: &mut Losses) -> Json {
+    guarded(losses, |losses| wire_value(bytes, 0, losses))
+}
+
+fn guarded(losses: &mut Losses, read: impl FnOnce(&mut Losses) -> Result<Json, String>) -> Json {
+    read(losses).unwrap_or_else(|why| {
+        losses.unreadable.get_or_insert(why);
+        Json::Null
+    })
+}
+
+/// The protobuf wire format, as `Struct`, `Value` and `ListValue` use it.
+struct Wire<'b> {
+    bytes: &'b [u8],
+    at: usize,
+}
+
+const VARINT: u64 = 0;
+const FIXED64: u64 = 1;
+const DELIMITED: u64 = 2;
+const FIXED32: u64 = 5;
+
+impl<'b> Wire<'b> {
+    fn new(bytes: &'b [u8]) -> Self {
+        Wire { bytes, at: 0 }
+    }
+
+    fn varint(&mut self) -> Result<u64, String> {
+        varint(self.bytes, &mut self.at).ok_or_else(|| "a varint runs past the end".to_string())
+    }
+
+    /// The next field's number and wire type.
+    fn field(&mut self) -> Result<Option<(u64, u64)>, String> {
+        if self.at >= self.bytes.len() {
+            return Ok(None);
+        }
+        let key = self.varint()?;
+        Ok(Some((key >> 3, key & 7)))
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'b [u8], String> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|end| *end <= self.bytes.len())
+            .ok_or_else(|| "a field runs past the end".to_string())?;
+        let taken = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(taken)
+    }
+
+    fn delimited(&mut self) -> Result<&'b [u8], String> {
+        let n = self.varint()?;
+        self.take(usize::try_from(n).map_err(|_| "a length past any size".to_string())?)
+    }
+
+    fn skip(&mut self, wire: u64) -> Result<(), String> {
+        match wire {
+            VARINT => self.varint().map(drop),
+            FIXED64 => self.take(8).map(drop),
+            DELIMITED => self.delimited().map(drop),
+            FIXED32 => self.take(4).map(drop),
+            other => Err(format!("wire type {other} in a google.protobuf.Value")),
+        }
+    }
+}
+
+fn text(bytes: &[u8]) -> Result<String, String> {
+    String::from_utf8(bytes.to_vec()).map_err(|_| "a string that is not UTF-8".to_string())
+}
+
+fn deeper(depth: usize) -> Result<usize, String> {
+    match depth + 1 {
+        d if d > MAX_NESTING => Err(format!(
+            "objects and lists nested deeper than {MAX_NESTING} levels"
+        )),
+        d => Ok(d),
+    }
+}
+
+/// `Struct { map<string, Value> fields = 1 }`: entries have no order on
+/// the wire, so keys are sorted; a repeated key keeps its last value.
+fn struct_json(bytes: &[u8], depth: usize, losses: &mut Losses) -> Result<Json, String> {
+    let mut fields = std::collections::BTreeMap::new();
+    let mut wire = Wire::new(bytes);
+    while let Some((number, kind)) = wire.field()? {
+        if (number, kind) != (1, DELIMITED) {
+            wire.skip(kind)?;
+            continue;
+        }
+        let mut entry = Wire::new(wire.delimited()?);
+        let (mut key, mut value) = (String::new(), Json::Null);
+        while let Some((number, kind)) = entry.field()? {
+            match (number, kind) {
+                (1, DELIMITED) => key = text(entry.delimited()?)?,
+                (2, DELIMITED) => value = wire_value(entry.delimited()?, depth, losses)?,
+                _ => entry.skip(kind)?,
+            }
+        }
+        fields.insert(key, value);
+    }
+    Ok(Json::Object(fields.into_iter().collect()))
 }
 
 /// The largest integer a double holds exactly.
 const EXACT: f64 = 9_007_199_254_740_992.0;
 
-fn value_json(v: &prost_types::Value, losses: &mut Losses) -> Json {
-    use prost_types::value::Kind;
-    match &v.kind {
-        None | Some(Kind::NullValue(_)) => Json::Null,
-        Some(Kind::BoolValue(b)) => json!(b),
-        Some(Kind::StringValue(s)) => json!(s),
-        // Struct numbers are doubles; a whole one prints as an integer, as
-        // protojson and Python's json print it.
-        Some(Kind::NumberValue(n)) if n.fract() == 0.0 && n.abs() < EXACT => json!(*n as i64),
-        Some(Kind::NumberValue(n)) => match Number::from_f64(*n) {
-            Some(n) => Json::Number(n),
-            None => {
-                losses.0.push(format!(
-                    "a number that JSON cannot hold ({n}) is read as null"
-                ));
-                Json::Null
+/// `Value`: one of null (1), number (2), string (3), bool (4), struct (5),
+/// list (6); the last one on the wire wins, as protobuf merges a oneof.
+fn wire_value(bytes: &[u8], depth: usize, losses: &mut Losses) -> Result<Json, String> {
+    let mut out = Json::Null;
+    let mut wire = Wire::new(bytes);
+    while let Some((number, kind)) = wire.field()? {
+        out = match (number, kind) {
+            (1, VARINT) => wire.varint().map(|_| Json::Null)?,
+            (2, FIXED64) => {
+                let raw: [u8; 8] = wire.take(8)?.try_into().map_err(|_| "a short double")?;
+                number_json(f64::from_le_bytes(raw), losses)
             }
-        },
-        Some(Kind::StructValue(s)) => structure(s, losses),
-        Some(Kind::ListValue(l)) => {
-            Json::Array(l.values.iter().map(|v| value_json(v, losses)).collect())
+            (3, DELIMITED) => Json::String(text(wire.delimited()?)?),
+            (4, VARINT) => Json::Bool(wire.varint()? != 0),
+            (5, DELIMITED) => struct_json(wire.delimited()?, deeper(depth)?, losses)?,
+            (6, DELIMITED) => {
+                let (list, depth) = (wire.delimited()?, deeper(depth)?);
+                let mut items = Vec::new();
+                let mut values = Wire::new(list);
+                while let Some((number, kind)) = values.field()? {
+                    match (number, kind) {
+                        (1, DELIMITED) => {
+                            items.push(wire_value(values.delimited()?, depth, losses)?)
+                        }
+                        _ => values.skip(kind)?,
+                    }
+                }
+                Json::Array(items)
+            }
+            _ => {
+                wire.skip(kind)?;
+                continue;
+            }
+        };
+    }
+    Ok(out)
+}
+
+/// Struct numbers are doubles; a whole one prints as an integer, as
+/// protojson and Python's json print it.
+fn number_json(n: f64, losses: &mut Losses) -> Json {
+    if n.fract() == 0.0 && n.abs() < EXACT {
+        return json!(n as i64);
+    }
+    match Number::from_f64(n) {
+        Some(n) => Json::Number(n),
+        None => {
+            losses.notes.push(format!(
+                "a number that JSON cannot hold ({n}) is read as null"
+            ));
+            Json::Null
         }
     }
 }
@@ -361,7 +518,9 @@ mod tests {
             artifacts: vec![Artifact {
                 artifact_id: "a".into(),
                 parts: vec![Part {
-                    content: Some(PartContent::Data(value(Kind::StructValue(data)))),
+                    content: Some(PartContent::Data(
+                        value(Kind::StructValue(data)).encode_to_vec(),
+                    )),
                     ..Part::default()
                 }],
                 ..Artifact::default()
@@ -379,7 +538,56 @@ mod tests {
                    "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "2025-11-24T16:00:00Z"},
                    "artifacts": [{"artifactId": "a", "parts": [{"data": {"id": "c1", "n": 3, "x": 0.5}}]}]})
         );
-        assert!(losses.0.is_empty());
+        assert!(losses.notes.is_empty());
+    }
+
+    /// Tool arguments `levels` objects deep (`{"a": {"a": ...}}`), in a
+    /// message's part, written byte by byte: no Rust value that deep is
+    /// ever built or dropped.
+    fn nested(levels: usize) -> Vec<u8> {
+        let field = |key: u8, body: &[u8]| {
+            let mut out = vec![key];
+            prost::encoding::encode_varint(body.len() as u64, &mut out);
+            out.extend_from_slice(body);
+            out
+        };
+        let mut value = field(0x1a, b"bottom");
+        for _ in 0..levels {
+            let entry = [field(0x0a, b"a"), field(0x12, &value)].concat();
+            value = field(0x2a, &field(0x0a, &entry));
+        }
+        let response = StreamResponse {
+            payload: Some(Payload::Message(Message {
+                message_id: "m".into(),
+                parts: vec![Part {
+                    content: Some(PartContent::Data(value)),
+                    ..Part::default()
+                }],
+                ..Message::default()
+            })),
+        };
+        response.encode_to_vec()
+    }
+
+    #[test]
+    fn arguments_nest_as_deep_as_the_limit_and_no_deeper() {
+        let mut losses = Losses::default();
+        let read = stream_response_from_bytes(&nested(MAX_NESTING), &mut losses).unwrap();
+        let mut data = &read["message"]["parts"][0]["data"];
+        for _ in 0..MAX_NESTING {
+            data = &data["a"];
+        }
+        assert_eq!(data, "bottom");
+        let refused =
+            stream_response_from_bytes(&nested(MAX_NESTING + 1), &mut losses).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            format!(
+                "not a protobuf lf.a2a.v1.StreamResponse: objects and lists nested deeper than {MAX_NESTING} levels"
+            )
+        );
+        // Deep enough to overflow a stack read naively: refused, not a crash.
+        assert!(stream_response_from_bytes(&nested(5_000), &mut losses).is_err());
     }
 
     #[test]

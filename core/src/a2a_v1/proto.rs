@@ -4,7 +4,14 @@
 //! Field numbers are what matter on the wire; fields this reader does not
 //! know are skipped, as every protobuf decoder does.
 
-use prost_types::{Struct, Timestamp, Value};
+use prost_types::Timestamp;
+
+/// A `google.protobuf.Struct` as its bytes, and a `google.protobuf.Value`
+/// as its: read by [`super::json`] to the depth kagent's own decoder
+/// reads, not to prost's recursion limit, which counts every message from
+/// the row down and refused tool arguments 31 objects deep.
+pub type StructBytes = Vec<u8>;
+pub type ValueBytes = Vec<u8>;
 
 /// `lf.a2a.v1.Task`: `session_task.data`, the current projection.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -19,8 +26,8 @@ pub struct Task {
     pub artifacts: Vec<Artifact>,
     #[prost(message, repeated, tag = "5")]
     pub history: Vec<Message>,
-    #[prost(message, optional, tag = "6")]
-    pub metadata: Option<Struct>,
+    #[prost(bytes = "vec", optional, tag = "6")]
+    pub metadata: Option<StructBytes>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -45,8 +52,8 @@ pub struct Message {
     pub role: i32,
     #[prost(message, repeated, tag = "5")]
     pub parts: Vec<Part>,
-    #[prost(message, optional, tag = "6")]
-    pub metadata: Option<Struct>,
+    #[prost(bytes = "vec", optional, tag = "6")]
+    pub metadata: Option<StructBytes>,
     #[prost(string, repeated, tag = "7")]
     pub extensions: Vec<String>,
     #[prost(string, repeated, tag = "8")]
@@ -58,8 +65,8 @@ pub struct Message {
 pub struct Part {
     #[prost(oneof = "PartContent", tags = "1, 2, 3, 4")]
     pub content: Option<PartContent>,
-    #[prost(message, optional, tag = "5")]
-    pub metadata: Option<Struct>,
+    #[prost(bytes = "vec", optional, tag = "5")]
+    pub metadata: Option<StructBytes>,
     #[prost(string, tag = "6")]
     pub filename: String,
     #[prost(string, tag = "7")]
@@ -74,8 +81,8 @@ pub enum PartContent {
     Raw(Vec<u8>),
     #[prost(string, tag = "3")]
     Url(String),
-    #[prost(message, tag = "4")]
-    Data(Value),
+    #[prost(bytes = "vec", tag = "4")]
+    Data(ValueBytes),
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -88,8 +95,8 @@ pub struct Artifact {
     pub description: String,
     #[prost(message, repeated, tag = "4")]
     pub parts: Vec<Part>,
-    #[prost(message, optional, tag = "5")]
-    pub metadata: Option<Struct>,
+    #[prost(bytes = "vec", optional, tag = "5")]
+    pub metadata: Option<StructBytes>,
     #[prost(string, repeated, tag = "6")]
     pub extensions: Vec<String>,
 }
@@ -121,8 +128,8 @@ pub struct TaskStatusUpdateEvent {
     pub context_id: String,
     #[prost(message, optional, tag = "3")]
     pub status: Option<TaskStatus>,
-    #[prost(message, optional, tag = "4")]
-    pub metadata: Option<Struct>,
+    #[prost(bytes = "vec", optional, tag = "4")]
+    pub metadata: Option<StructBytes>,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -137,8 +144,8 @@ pub struct TaskArtifactUpdateEvent {
     pub append: bool,
     #[prost(bool, tag = "5")]
     pub last_chunk: bool,
-    #[prost(message, optional, tag = "6")]
-    pub metadata: Option<Struct>,
+    #[prost(bytes = "vec", optional, tag = "6")]
+    pub metadata: Option<StructBytes>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, prost::Enumeration)]
