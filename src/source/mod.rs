@@ -41,7 +41,6 @@ pub mod adk_database;
 pub mod fixture;
 pub mod kagent_api;
 pub mod kagent_postgres;
-pub mod kagent_v1;
 pub mod open;
 
 use crate::core::ingest::{Issue, KeepJson, Parsed, RawEvent, RawEvents};

@@ -13,178 +13,20 @@
 //! the Session's latest task time. A row whose bytes do not decode is an
 //! issue naming the table, the row and where, and the Session fails closed.
 
-use super::kagent_postgres::KagentPostgres;
-use super::{RawSession, SessionQuery, SessionSummary, SourceError};
+use super::{Generation, KagentPostgres};
 use crate::core::a2a_v1::fixture;
 use crate::core::a2a_v1::json::{self, Losses};
 use crate::core::a2a_v1::timeline::{self, EventRow, TaskRow};
 use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents};
 use crate::core::parallel::map_in_order_beside;
 use crate::core::session::{AgentRef, SessionKey};
-use crate::core::suite::rules::NameKind;
 use crate::core::task::Record;
+use crate::source::{RawSession, SessionQuery, SessionSummary, SourceError};
 use futures::TryStreamExt;
 use jiff::Timestamp;
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 use std::sync::Arc;
-
-/// Which kagent line a database is, from the tables it has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Line {
-    /// kagent 0.10: ADK's `event` table and A2A `task` records.
-    V010,
-    /// kagent 1.0, in one of the two schema generations the contract describes.
-    V1(Generation),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Generation {
-    /// `session` holds the owner and revision; `runtime_revision` the Agent.
-    B,
-    /// `runtime_instance` and `agent_revision`, joined in views.
-    C,
-}
-
-impl Line {
-    pub fn words(self) -> &'static str {
-        match self {
-            Line::V010 => "kagent 0.10",
-            Line::V1(Generation::B) => "kagent 1.0 (schema generation B)",
-            Line::V1(Generation::C) => "kagent 1.0",
-        }
-    }
-}
-
-/// The schemas searched for kagent's tables when none is named: kagent's
-/// Helm chart puts 1.0's in `kagent`; a database made by hand has them in
-/// `public`.
-pub const SCHEMAS_SEARCHED: [&str; 2] = ["kagent", "public"];
-
-/// The newest goose migration of kagent 1.0 that this reader was verified
-/// against (1.0.0 and 1.0.1: the baseline, `000001_initial.sql`).
-pub const VERIFIED_GOOSE_VERSION: i64 = 1;
-
-const DETECT: &str = "
-SELECT table_schema::text AS schema, table_name::text AS name FROM information_schema.tables
- WHERE table_schema = ANY($1)
-   AND table_name IN ('session', 'event', 'session_task', 'session_task_event',
-                      'runtime_revision', 'session_record', 'agent_runtime_revision',
-                      'goose_db_version')";
-
-/// Where kagent's tables were found, and which line they are.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Found {
-    pub line: Line,
-    pub schema: String,
-    /// Whether the schema has goose's version table (kagent 1.0).
-    pub goose: bool,
-}
-
-/// The line of the database behind `tx`, in the first of `schemas` that
-/// holds either line's tables, or what each schema lacks to be either.
-pub async fn detect(
-    tx: &mut sqlx::PgConnection,
-    schemas: &[&str],
-    source: &str,
-) -> Result<Found, SourceError> {
-    let found: Vec<(String, String)> = sqlx::query(DETECT)
-        .bind(schemas)
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(|e| SourceError::Unavailable {
-            source_name: source.to_string(),
-            detail: format!("cannot read its tables: {e}"),
-        })?
-        .iter()
-        .filter_map(|row| Some((row.try_get("schema").ok()?, row.try_get("name").ok()?)))
-        .collect();
-    let mut lacks = Vec::new();
-    for schema in schemas {
-        let tables: Vec<&str> = found
-            .iter()
-            .filter(|(s, _)| s == schema)
-            .map(|(_, t)| t.as_str())
-            .collect();
-        match line_of(&tables) {
-            Ok(line) => {
-                return Ok(Found {
-                    line,
-                    schema: schema.to_string(),
-                    goose: tables.contains(&"goose_db_version"),
-                });
-            }
-            Err(Unfit::Lacks(why)) => lacks.push(format!("in schema {schema} {why}")),
-            Err(Unfit::Ambiguous(why)) => {
-                return Err(SourceError::Unavailable {
-                    source_name: source.to_string(),
-                    detail: format!("schema {schema} {why}"),
-                });
-            }
-        }
-    }
-    Err(SourceError::Unavailable {
-        source_name: source.to_string(),
-        detail: format!("not a kagent 0.10 or 1.0 database: {}", lacks.join("; ")),
-    })
-}
-
-/// Why a schema's tables make no line.
-enum Unfit {
-    /// They lack what either line needs: another schema may hold them.
-    Lacks(String),
-    /// They hold what cannot be told apart: an error, never a guess.
-    Ambiguous(String),
-}
-
-/// The line that `tables` make, or why they make none.
-fn line_of(tables: &[&str]) -> Result<Line, Unfit> {
-    let has = |t: &str| tables.contains(&t);
-    let missing = |wanted: &[&'static str]| -> Vec<&'static str> {
-        wanted.iter().copied().filter(|t| !has(t)).collect()
-    };
-    let v010 = missing(&["session", "event"]);
-    let v1 = missing(&[
-        "session",
-        "session_task",
-        "session_task_event",
-        "runtime_revision",
-    ]);
-    let views = (has("session_record"), has("agent_runtime_revision"));
-    match (v010.is_empty(), v1.is_empty(), views) {
-        (true, true, _) => Err(Unfit::Ambiguous(
-            "holds both kagent 0.10's tables (session, event) and 1.0's (session_task, session_task_event, runtime_revision): kagent 1.0 never shares a database with 0.10, so which line it is cannot be told; name the schema that holds one of them".into(),
-        )),
-        (true, false, _) => Ok(Line::V010),
-        (false, true, (true, true)) => Ok(Line::V1(Generation::C)),
-        (false, true, (false, false)) => Ok(Line::V1(Generation::B)),
-        (false, true, (record, _)) => Err(Unfit::Ambiguous(format!(
-            "holds kagent 1.0's tables and the view {} without {}: neither schema generation B (no views) nor C (both)",
-            if record { "session_record" } else { "agent_runtime_revision" },
-            if record { "agent_runtime_revision" } else { "session_record" },
-        ))),
-        (false, false, _) => Err(Unfit::Lacks(format!(
-            "for 0.10 it lacks the table(s) {}, for 1.0 {}",
-            v010.join(", "),
-            v1.join(", ")
-        ))),
-    }
-}
-
-/// The newest goose migration applied in `schema`, which has goose's
-/// table and needs no quoting (it was searched or named as a
-/// [`NameKind::SqlSchema`]).
-pub async fn goose_version(
-    tx: &mut sqlx::PgConnection,
-    schema: &str,
-) -> Result<Option<i64>, sqlx::Error> {
-    debug_assert!(NameKind::SqlSchema.allows(schema));
-    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT max(version_id)::int8 FROM \"{schema}\".goose_db_version WHERE is_applied"
-    )))
-    .fetch_one(&mut *tx)
-    .await
-}
 
 // The Sessions with their Agent and revision, for each generation; macros
 // so that every query is one static text (sqlx takes no other).
