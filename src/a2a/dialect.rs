@@ -188,20 +188,21 @@ pub fn user_message(
             };
             json!({"kind": "message", "role": "user", "messageId": id, "parts": [part]})
         }
-        A2aProtocol::V1_0 => match content {
-            Content::Text(text) => {
-                json!({"role": "ROLE_USER", "messageId": id, "parts": [{"text": text}]})
-            }
-            Content::Data(data) => {
-                json!({"role": "ROLE_USER", "messageId": id, "parts": [{"data": data}]})
-            }
+        A2aProtocol::V1_0 => {
+            let (part, hitl) = match content {
+                Content::Text(text) => (json!({"text": text}), None),
+                Content::Data(data) => (json!({"data": data}), None),
+                Content::Hitl { payload, text } => (json!({"text": text}), Some(payload)),
+            };
+            let mut message = json!({"role": "ROLE_USER", "messageId": id, "parts": [part]});
             // kagent reads an answer only from a message that declares the
             // extension and carries its payload under the extension's URI.
-            Content::Hitl { payload, text } => json!({
-                "role": "ROLE_USER", "messageId": id, "parts": [{"text": text}],
-                "extensions": [HITL_EXTENSION], "metadata": {HITL_EXTENSION: payload},
-            }),
-        },
+            if let Some(payload) = hitl {
+                message["extensions"] = json!([HITL_EXTENSION]);
+                message["metadata"] = json!({HITL_EXTENSION: payload});
+            }
+            message
+        }
     };
     if let Some(context) = context {
         message["contextId"] = json!(context);

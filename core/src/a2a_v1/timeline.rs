@@ -207,6 +207,7 @@ fn first_time<'a>(id: Option<&'a str>, seen: &mut HashSet<&'a str>) -> bool {
 }
 
 /// An artifact's update rows, in order.
+#[derive(Default)]
 struct Updates<'r> {
     rows: Vec<&'r EventRow>,
     /// Streamed in chunks (`append`).
@@ -267,10 +268,7 @@ fn task_with_history(row: &TaskRow, own: &[&EventRow], unread: &mut Vec<Unread>)
         else {
             continue;
         };
-        let entry = updates.entry(id).or_insert_with(|| Updates {
-            rows: Vec::new(),
-            streamed: false,
-        });
+        let entry = updates.entry(id).or_default();
         entry.rows.push(event);
         entry.streamed |= update.get("append") == Some(&Value::Bool(true));
     }

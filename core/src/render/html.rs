@@ -176,15 +176,8 @@ fn write_session(page: &mut String, case: &CaseReport, session: &SessionReport) 
         let _ = writeln!(page, "<p class=\"fail\">{}</p>", escape(why));
     }
     if let Some(failed) = &session.failed_task {
-        let (class, note) = match failed.fails_case {
-            true => ("fail", ""),
-            false => ("muted", " (scored anyway: failedTasks: score)"),
-        };
-        let _ = writeln!(
-            page,
-            "<p class=\"{class}\">{}{note}</p>",
-            escape(&failed.error)
-        );
+        let class = if failed.fails_case { "fail" } else { "muted" };
+        let _ = writeln!(page, "<p class=\"{class}\">{}</p>", escape(&failed.words()));
     }
     if let Some(e) = &session.efficiency {
         let _ = writeln!(

@@ -126,7 +126,7 @@ fn case_suite(suite_name: &str, case: &CaseReport) -> TestSuite {
             test.set_classname(case.name.clone());
             suite.add_test_case(test);
         }
-        if let Some(failed) = session.failed_task.as_ref().filter(|f| f.fails_case) {
+        if let Some(failed) = session.failing_task() {
             let status = failure(Some(&failed.error), NonSuccessKind::Failure);
             let mut test = TestCase::new(format!("{} / (last turn)", session.session_id), status);
             test.set_classname(case.name.clone());

@@ -68,11 +68,7 @@ pub(crate) fn rows(report: &Report) -> Vec<Row> {
                     key: "-".into(),
                     score: "-".into(),
                     result: if failed.fails_case { "FAIL" } else { "INFO" },
-                    detail: Some(if failed.fails_case {
-                        failed.error.clone()
-                    } else {
-                        format!("{} (scored anyway: failedTasks: score)", failed.error)
-                    }),
+                    detail: Some(failed.words()),
                 });
             }
             for e in &session.evaluations {

@@ -246,6 +246,17 @@ pub struct FailedTask {
     pub fails_case: bool,
 }
 
+impl FailedTask {
+    /// The error, and that it was scored anyway when it did not fail the
+    /// case.
+    pub fn words(&self) -> String {
+        match self.fails_case {
+            true => self.error.clone(),
+            false => format!("{} (scored anyway: failedTasks: score)", self.error),
+        }
+    }
+}
+
 /// What a simulated user said and heard, and why it stopped.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -267,8 +278,13 @@ impl SessionReport {
     /// A session that does not pass and cannot be said to fail: a failed
     /// task that fails the case is a failure, whatever else went wrong.
     pub(crate) fn is_error(&self) -> bool {
-        let failed = self.failed_task.as_ref().is_some_and(|f| f.fails_case);
-        !failed && (self.unreadable || self.evaluations.iter().any(|e| e.error.is_some()))
+        self.failing_task().is_none()
+            && (self.unreadable || self.evaluations.iter().any(|e| e.error.is_some()))
+    }
+
+    /// The failed last turn that fails the session, if there is one.
+    pub fn failing_task(&self) -> Option<&FailedTask> {
+        self.failed_task.as_ref().filter(|f| f.fails_case)
     }
 }
 

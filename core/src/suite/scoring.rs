@@ -546,7 +546,7 @@ impl<'s> ReportBuilder<'s> {
             .filter(|e| pooled(e))
             .map(|e| (e.name.clone(), e.invocation_scores.clone()))
             .collect();
-        report.passed = !report.failed_task.as_ref().is_some_and(|f| f.fails_case)
+        report.passed = report.failing_task().is_none()
             && report
                 .evaluations
                 .iter()

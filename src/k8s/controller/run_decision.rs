@@ -438,10 +438,7 @@ pub fn outcomes(report: &Report) -> Outcomes {
             let first_failure = case.sessions.iter().filter(|s| !s.passed).find_map(|s| {
                 s.error
                     .clone()
-                    .or_else(|| {
-                        let failed = s.failed_task.as_ref().filter(|f| f.fails_case)?;
-                        Some(failed.error.clone())
-                    })
+                    .or_else(|| s.failing_task().map(|f| f.error.clone()))
                     .map(|e| format!("{}: {e}", s.session_id))
                     .or_else(|| {
                         s.evaluations.iter().find(|e| !e.passed).map(|e| {
