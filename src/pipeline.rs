@@ -59,7 +59,7 @@ pub fn open(resolution: &Resolution) -> Result<Opened, OpenError> {
         .transpose()
         .map_err(OpenError::Agent)?;
     Ok(Opened {
-        source: open_source(&resolution.source.settings)?,
+        source: open_source(&resolution.source.settings, resolution.read_limits)?,
         judge,
         agent,
     })

@@ -5,6 +5,7 @@
 //! names where it was, and reading goes on with the next line.
 
 use crate::event::{Event, FieldIssue, kind};
+use crate::read_limits::ReadLimits;
 use crate::typed;
 use serde_json::Value;
 use std::fmt;
@@ -153,6 +154,20 @@ pub fn parse_event(bytes: &[u8], origin: Origin, keep: KeepJson) -> Result<Parse
         )
     });
     Ok(Parsed { event, note })
+}
+
+/// [`parse_event`] of a database row, unless `limits` refuse it for the
+/// elements its JSON holds.
+pub fn parse_row(
+    bytes: &[u8],
+    origin: Origin,
+    keep: KeepJson,
+    limits: &ReadLimits,
+) -> Result<Parsed, Issue> {
+    limits
+        .check_json(bytes)
+        .map_err(|why| Issue::new(&origin, why))?;
+    parse_event(bytes, origin, keep)
 }
 
 /// The event in one row's JSON text, and how many numbers were clamped:

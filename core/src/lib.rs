@@ -16,6 +16,7 @@ pub mod ingest;
 pub mod judge;
 pub mod parallel;
 pub mod pyjson;
+pub mod read_limits;
 pub mod redact;
 pub mod render;
 pub mod schedule;

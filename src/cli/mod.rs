@@ -15,7 +15,7 @@ mod suite;
 
 use crate::core::suite::bounds;
 use crate::core::suite::compile::CompiledSuite;
-use crate::core::suite::spec::{SourceKind, SuiteSpec};
+use crate::core::suite::spec::{ReadLimitsSpec, SourceKind, SuiteSpec};
 use crate::pipeline::{Opened, open};
 use crate::resolve::{Party, Policy, Refusal, Request, RunnerSettings, resolve};
 use crate::secret::{self, Secret};
@@ -154,6 +154,18 @@ pub struct SourceArgs {
     /// Seconds before a kagent API request gives up.
     #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub api_timeout: u64,
+    /// A database row longer than this is not read, and its session is unreadable (default 16 MiB; over the suite's sessions.limits.rowBytes).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_row_bytes: Option<u64>,
+    /// A row holding more messages, artifacts, parts and JSON values than this is not decoded (default 500000).
+    #[arg(long, value_name = "COUNT", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_row_elements: Option<u64>,
+    /// A session of more rows than this is not read (default 100000).
+    #[arg(long, value_name = "COUNT", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_session_rows: Option<u64>,
+    /// A session whose rows hold more bytes than this together is not read (default 64 MiB).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_session_bytes: Option<u64>,
 }
 
 /// A schema name that may go into a query.
@@ -186,6 +198,12 @@ impl SourceArgs {
             )?,
             api_timeout: Duration::from_secs(self.api_timeout),
             adk_app: self.adk_app.clone(),
+            read_limits: ReadLimitsSpec {
+                row_bytes: self.max_row_bytes,
+                row_elements: self.max_row_elements,
+                session_rows: self.max_session_rows,
+                session_bytes: self.max_session_bytes,
+            },
             ..RunnerSettings::new(party)
         })
     }
@@ -203,7 +221,10 @@ impl SourceArgs {
             cluster: None,
             policy: &Policy::default(),
         })?;
-        Ok(open_source(&resolution.source.settings)?)
+        Ok(open_source(
+            &resolution.source.settings,
+            resolution.read_limits,
+        )?)
     }
 }
 

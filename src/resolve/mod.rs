@@ -19,9 +19,11 @@ pub mod model_config;
 pub mod tenancy;
 
 use crate::a2a::ProtocolChoice;
+use crate::core::read_limits::ReadLimits;
 use crate::core::session::AgentRef;
 use crate::core::suite::spec::{
-    A2aProtocol, AgentApiVersion, JudgeSpec, SecretKeyRef, SourceKind, SourceSpec, SuiteSpec,
+    A2aProtocol, AgentApiVersion, JudgeSpec, ReadLimitsSpec, SecretKeyRef, SourceKind, SourceSpec,
+    SuiteSpec,
 };
 use crate::http_client;
 use crate::secret::Secret;
@@ -83,6 +85,9 @@ pub struct RunnerSettings {
     pub a2a_url: Option<String>,
     /// The A2A version probes speak (`--a2a-protocol`), over the suite's.
     pub a2a_protocol: Option<A2aProtocol>,
+    /// Read limits of the command line (`--max-row-bytes`, ...), over the
+    /// suite's `sessions.limits`.
+    pub read_limits: ReadLimitsSpec,
 }
 
 impl RunnerSettings {
@@ -103,6 +108,7 @@ impl RunnerSettings {
             judge_api_key: None,
             a2a_url: None,
             a2a_protocol: None,
+            read_limits: ReadLimitsSpec::default(),
         }
     }
 
@@ -249,6 +255,8 @@ pub struct Resolution {
     /// Where probes are sent: the Agent's A2A endpoint, and how the A2A
     /// version it speaks is chosen.
     pub agent_endpoint: Option<AgentEndpoint>,
+    /// How much of a session the source holds.
+    pub read_limits: ReadLimits,
     /// Settings of the suite replaced by explicit flags (command line only).
     pub notes: Vec<String>,
 }
@@ -314,10 +322,18 @@ pub fn resolve(request: &Request<'_>) -> Result<Resolution, Refusal> {
     } else {
         None
     };
+    let read_limits = ReadLimits::from_spec(
+        &request
+            .spec
+            .sessions
+            .limits
+            .overridden_by(&request.defaults.read_limits),
+    );
     Ok(Resolution {
         source,
         judge,
         agent_endpoint,
+        read_limits,
         notes,
     })
 }

@@ -930,3 +930,29 @@ fn a_probe_url_never_leaves_the_agents_namespace() {
     assert_eq!(refused.reason, RefusalReason::InvalidSpec);
     assert!(refused.message.starts_with("spec.agentRef"), "{refused:?}");
 }
+
+#[test]
+fn read_limits_are_the_suites_with_the_command_lines_over_them_and_defaults_for_the_rest() {
+    let mut spec = suite(api(Some("http://kagent:8083"), None, None), None);
+    spec.sessions.limits = ReadLimitsSpec {
+        row_bytes: Some(1_000),
+        session_rows: Some(10),
+        ..ReadLimitsSpec::default()
+    };
+    let defaults = RunnerSettings {
+        read_limits: ReadLimitsSpec {
+            session_rows: Some(20),
+            ..ReadLimitsSpec::default()
+        },
+        ..RunnerSettings::new(Party::CommandLine)
+    };
+    let limits = on_command_line(&spec, &defaults).unwrap().read_limits;
+    assert_eq!(
+        limits,
+        ReadLimits {
+            row_bytes: 1_000,
+            session_rows: 20,
+            ..ReadLimits::default()
+        }
+    );
+}

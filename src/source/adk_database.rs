@@ -8,11 +8,13 @@
 //! is part of every query. Connections are read-only.
 
 use super::{RawSession, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError};
-use crate::core::ingest::{KeepJson, Origin, parse_event};
+use crate::core::ingest::{Issue, KeepJson, Origin, parse_row};
 use crate::core::parallel::map_in_order_beside;
+use crate::core::read_limits::{ReadLimits, Tally};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use crate::secret::Secret;
+use futures::TryStreamExt;
 use sqlx::Row;
 use std::sync::Arc;
 
@@ -30,6 +32,8 @@ pub struct AdkDatabase {
     url: Secret,
     /// Whether each event's JSON is kept beside it (`extract --raw`).
     pub(super) keep_json: KeepJson,
+    /// How much of one session is held.
+    limits: ReadLimits,
 }
 
 impl std::fmt::Debug for AdkDatabase {
@@ -96,7 +100,11 @@ fn connection(url: &str) -> Result<(Backend, String, String), String> {
 }
 
 impl AdkDatabase {
-    pub fn new(url: Secret, app: impl Into<String>) -> Result<Self, SourceError> {
+    pub fn new(
+        url: Secret,
+        app: impl Into<String>,
+        limits: ReadLimits,
+    ) -> Result<Self, SourceError> {
         sqlx::any::install_default_drivers();
         let (backend, sqlx_url, name) = connection(url.expose()).map_err(|e| {
             SourceError::Config(format!(
@@ -116,6 +124,7 @@ impl AdkDatabase {
             name: name.into(),
             url,
             keep_json: KeepJson::No,
+            limits,
         })
     }
 
@@ -175,7 +184,9 @@ SELECT s.id, s.user_id, CAST(s.update_time AS TEXT) AS updated,
 const SESSIONS_BY_ID: &str = "SELECT id, user_id FROM sessions WHERE app_name = $1 AND id = $2";
 
 const EVENTS_OF_SESSION: &str = "
-SELECT id, CAST(event_data AS TEXT) AS data, CAST(\"timestamp\" AS TEXT) AS at
+SELECT id, CAST(octet_length(CAST(event_data AS TEXT)) AS BIGINT) AS size,
+       CASE WHEN octet_length(CAST(event_data AS TEXT)) <= $4 THEN CAST(event_data AS TEXT) END AS data,
+       CAST(\"timestamp\" AS TEXT) AS at
   FROM events
  WHERE app_name = $1 AND user_id = $2 AND session_id = $3
  ORDER BY \"timestamp\", id";
@@ -254,15 +265,15 @@ impl SessionSource for AdkDatabase {
                 if key.user_id.as_ref().is_some_and(|u| *u != user) {
                     continue;
                 }
-                let rows = sqlx::query(sqlx::AssertSqlSafe(self.sql(EVENTS_OF_SESSION)))
+                let mut rows = sqlx::query(sqlx::AssertSqlSafe(self.sql(EVENTS_OF_SESSION)))
                     .bind(&self.app)
                     .bind(&user)
                     .bind(&key.id)
-                    .fetch_all(&mut *tx)
-                    .await
-                    .map_err(|e| self.unavailable(e))?;
-                let mut unread = Vec::with_capacity(rows.len());
-                for row in rows {
+                    .bind(i64::try_from(self.limits.row_bytes).unwrap_or(i64::MAX))
+                    .fetch(&mut *tx);
+                let (mut unread, mut tally) = (Vec::new(), Tally::default());
+                let mut refused = None;
+                while let Some(row) = rows.try_next().await.map_err(|e| self.unavailable(e))? {
                     let event_id: String = row.try_get("id").map_err(|e| self.unavailable(e))?;
                     let data: Option<String> =
                         row.try_get("data").map_err(|e| self.unavailable(e))?;
@@ -275,20 +286,34 @@ impl SessionSource for AdkDatabase {
                         .as_deref()
                         .and_then(Self::time)
                         .map(|t| t.as_microsecond());
-                    unread.push((stored, data.unwrap_or_default(), origin));
+                    let size: Option<i64> = row.try_get("size").map_err(|e| self.unavailable(e))?;
+                    if refused.is_some() {
+                        continue;
+                    }
+                    match tally.add(size.map_or(0, i64::unsigned_abs), &self.limits) {
+                        Ok(()) => unread.push((stored, data.unwrap_or_default(), origin)),
+                        Err(why) => {
+                            refused = Some(Issue::new(&origin, why));
+                            unread = Vec::new();
+                        }
+                    }
                 }
-                found.push((SessionKey::new(key.id.clone(), Some(user)), unread));
+                drop(rows);
+                found.push((SessionKey::new(key.id.clone(), Some(user)), unread, refused));
             }
         }
         tx.rollback().await.map_err(|e| self.unavailable(e))?;
         // Reading the JSON is most of the work: on every core, off the
         // runtime's threads.
         let keep = self.keep_json;
-        let app = self.app.clone();
-        Ok(map_in_order_beside(found, move |(key, unread)| {
+        let (app, limits) = (self.app.clone(), self.limits);
+        Ok(map_in_order_beside(found, move |(key, unread, refused)| {
             let mut session = SessionRows::default();
+            if let Some(refused) = refused {
+                session.add(None, Err(refused));
+            }
             for (stored, data, origin) in unread {
-                session.add(stored, parse_event(data.as_bytes(), origin, keep));
+                session.add(stored, parse_row(data.as_bytes(), origin, keep, &limits));
             }
             RawSession {
                 key,

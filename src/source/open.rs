@@ -6,14 +6,20 @@ use super::fixture::FixtureSource;
 use super::kagent_api::KagentApi;
 use super::kagent_postgres::KagentPostgres;
 use super::{AnySource, SourceError};
+use crate::core::read_limits::ReadLimits;
 use crate::http_client::Retry;
 use crate::resolve::SourceSettings;
 
-pub fn open_source(settings: &SourceSettings) -> Result<AnySource, SourceError> {
+/// The source `settings` name, holding at most `limits` of a session
+/// where it reads a database.
+pub fn open_source(
+    settings: &SourceSettings,
+    limits: ReadLimits,
+) -> Result<AnySource, SourceError> {
     Ok(match settings {
         SourceSettings::Fixture { path } => AnySource::Fixture(FixtureSource::open(path)?),
         SourceSettings::KagentPostgres { url, schema } => {
-            AnySource::KagentPostgres(KagentPostgres::new(url.clone(), schema.clone())?)
+            AnySource::KagentPostgres(KagentPostgres::new(url.clone(), schema.clone(), limits)?)
         }
         SourceSettings::KagentApi {
             url,
@@ -28,7 +34,7 @@ pub fn open_source(settings: &SourceSettings) -> Result<AnySource, SourceError> 
             Retry::default(),
         )?),
         SourceSettings::AdkDatabase { url, app } => {
-            AnySource::AdkDatabase(AdkDatabase::new(url.clone(), app.clone())?)
+            AnySource::AdkDatabase(AdkDatabase::new(url.clone(), app.clone(), limits)?)
         }
     })
 }

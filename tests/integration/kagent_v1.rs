@@ -10,9 +10,11 @@ use crate::support::operator::{
     apply_suite, config, event_reasons, finished, run_now, start, wait_for,
 };
 use crate::support::postgres::TestDatabase;
+use crate::support::{assert_refused, over_each_limit};
 use crate::support::{control_plane, runtime};
 use crate::{Need, Test};
 use kagent_evals::core::convert::{ConvertOptions, convert};
+use kagent_evals::core::read_limits::ReadLimits;
 use kagent_evals::core::session::{AgentRef, SessionKey};
 use kagent_evals::core::task::RecordChoice;
 use kagent_evals::k8s::crd::Phase;
@@ -53,6 +55,11 @@ pub fn tests() -> Vec<Test> {
             name: "kagent_v1::an_infinite_time_fails_no_batch_and_holds_no_recent_window",
             needs: &[Need::Postgres],
             run: infinite_times,
+        },
+        Test {
+            name: "kagent_v1::a_session_over_a_read_limit_is_unreadable_and_the_others_are_read",
+            needs: &[Need::Postgres],
+            run: over_limits,
         },
         Test {
             name: "kagent_v1::a_database_of_neither_line_is_said_to_be_so",
@@ -111,7 +118,7 @@ pub async fn kagent_v1_database(generation: &str) -> TestDatabase {
 }
 
 fn source(db: &TestDatabase) -> KagentPostgres {
-    KagentPostgres::new(Secret::new(db.url.clone()), None).unwrap()
+    KagentPostgres::new(Secret::new(db.url.clone()), None, ReadLimits::default()).unwrap()
 }
 
 fn every_session_reads_as_made(generation: &str) {
@@ -383,6 +390,78 @@ fn infinite_times() {
     });
 }
 
+fn over_limits() {
+    runtime().block_on(async {
+        let db = kagent_v1_database("c").await;
+        let expected = expected();
+        let query = SessionQuery {
+            agent: Some("kagent/weather-agent".parse().unwrap()),
+            ..Default::default()
+        };
+        let keys: Vec<SessionKey> = source(&db)
+            .list(&query)
+            .await
+            .unwrap()
+            .into_iter()
+            .take(2)
+            .map(|s| s.key)
+            .collect();
+        // One long row in the first Session: 6,000 bytes more than it was
+        // (not a message any longer, which no limit lets it be decoded as).
+        db.execute(&format!(
+            "UPDATE session_task_event SET data = data || decode(repeat('00', 6000), 'hex')
+              WHERE sequence = (SELECT min(sequence) FROM session_task_event WHERE history_id = '{}')",
+            expected["sessions"][&keys[0].id]["history_id"].as_str().unwrap()
+        ))
+        .await;
+        let read = |limits: ReadLimits| {
+            let (keys, url) = (&keys, db.url.clone());
+            async move {
+                let source = KagentPostgres::new(Secret::new(url), None, limits).unwrap();
+                source
+                    .fetch(keys, None, RecordChoice::Auto)
+                    .await
+                    .unwrap()
+                    .into_iter()
+                    .map(|s| {
+                        let issues: Vec<String> =
+                            s.raw.issues.iter().map(|i| i.to_string()).collect();
+                        (s.key.id, s.raw.events.len(), issues)
+                    })
+                    .collect::<Vec<_>>()
+            }
+        };
+        let order = |mut read: Vec<(String, usize, Vec<String>)>| {
+            read.sort_by_key(|(id, ..)| keys.iter().position(|k| k.id == *id));
+            read
+        };
+        let whole = order(read(ReadLimits::default()).await);
+        assert!(
+            whole[0].2.iter().any(|i| i.contains("not a protobuf")),
+            "{whole:?}"
+        );
+        assert!(whole[1].2.is_empty() && whole[1].1 > 0, "{whole:?}");
+        let row = order(
+            read(ReadLimits {
+                row_bytes: 5_000,
+                ..ReadLimits::default()
+            })
+            .await,
+        );
+        assert_eq!((row[0].1, row[0].2.len()), (0, 1), "{row:?}");
+        assert!(
+            row[0].2[0].contains("session_task_event row")
+                && row[0].2[0]
+                    .contains("bytes, over the limit of 5000 per row (sessions.limits.rowBytes)"),
+            "{row:?}"
+        );
+        assert_eq!(row[1], whole[1], "the other Session is read");
+        for (limits, says) in over_each_limit() {
+            assert_refused(&read(limits).await, says);
+        }
+    });
+}
+
 fn neither_line() {
     runtime().block_on(async {
         let db = TestDatabase::create("neither").await;
@@ -447,15 +526,15 @@ fn schema_kagent() {
         );
 
         // Named: that schema alone, here the decoy's 0.10 shape.
-        let public = KagentPostgres::new(Secret::new(db.url.clone()), Some("public".into())).unwrap();
+        let public = KagentPostgres::new(Secret::new(db.url.clone()), Some("public".into()), ReadLimits::default()).unwrap();
         let error = public.list(&SessionQuery::default()).await.map(|_| ()).unwrap_err().to_string();
         assert!(public.describe().contains("(schema public)"), "{} / {error}", public.describe());
-        let elsewhere = KagentPostgres::new(Secret::new(db.url.clone()), Some("other".into())).unwrap();
+        let elsewhere = KagentPostgres::new(Secret::new(db.url.clone()), Some("other".into()), ReadLimits::default()).unwrap();
         let error = elsewhere.list(&SessionQuery::default()).await.unwrap_err().to_string();
         assert!(error.contains("in schema other for 0.10 it lacks"), "{error}");
         assert!(!error.contains("schema kagent"), "only the schema named: {error}");
         // A schema that is no plain identifier never reaches a query.
-        let hostile = KagentPostgres::new(Secret::new(db.url.clone()), Some("kagent\"; drop".into()));
+        let hostile = KagentPostgres::new(Secret::new(db.url.clone()), Some("kagent\"; drop".into()), ReadLimits::default());
         assert!(hostile.is_err());
     });
 }

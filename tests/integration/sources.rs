@@ -4,9 +4,11 @@
 
 use crate::support::postgres::{SeedSession, TestDatabase};
 use crate::support::runtime;
+use crate::support::{assert_refused, over_each_limit};
 use crate::{Need, Test};
 use kagent_evals::core::convert::{ConvertOptions, convert};
 use kagent_evals::core::ingest::{KeepJson, read_jsonl};
+use kagent_evals::core::read_limits::ReadLimits;
 use kagent_evals::core::session::{AgentRef, Session, SessionKey};
 use kagent_evals::core::task::{Record, RecordChoice};
 use kagent_evals::http_client::Retry;
@@ -25,6 +27,11 @@ pub fn tests() -> Vec<Test> {
             name: "sources::an_infinite_time_fails_no_batch_and_holds_no_recent_window",
             needs: &[Need::Postgres],
             run: infinite_times,
+        },
+        Test {
+            name: "sources::a_session_over_a_read_limit_is_unreadable_and_the_others_are_read",
+            needs: &[Need::Postgres],
+            run: over_limits,
         },
         Test {
             name: "sources::kagent_postgres_reads_back_the_captured_trajectories",
@@ -127,7 +134,7 @@ fn seed<'a>(id: &'a str, user: &'a str, agent_id: &'a str, capture: &str) -> See
 }
 
 async fn kagent(db: &TestDatabase) -> KagentPostgres {
-    KagentPostgres::new(Secret::new(db.url.clone()), None).unwrap()
+    KagentPostgres::new(Secret::new(db.url.clone()), None, ReadLimits::default()).unwrap()
 }
 
 async fn fetch(
@@ -365,6 +372,61 @@ fn filters() {
 /// `infinity` is a valid `timestamptz`: on one row it must cost that row
 /// its time, not every Session of the batch its score; on a Session it
 /// must not make it the most recent forever.
+fn over_limits() {
+    runtime().block_on(async {
+        let db = TestDatabase::create("limits").await;
+        db.seed_kagent(&[
+            seed("a", "u", WEATHER, "weather-grounded.jsonl"),
+            seed("b", "u", WEATHER, "weather-grounded.jsonl"),
+        ])
+        .await;
+        // One long row in session a: still its event, as trailing blanks.
+        db.execute(
+            "UPDATE event SET data = data || repeat(' ', 10000)
+              WHERE session_id = 'a' AND id = (SELECT min(id) FROM event WHERE session_id = 'a')",
+        )
+        .await;
+        let keys = [SessionKey::new("a", None), SessionKey::new("b", None)];
+        let read = |limits: ReadLimits| {
+            let keys = &keys;
+            let url = db.url.clone();
+            async move {
+                let source = KagentPostgres::new(Secret::new(url), None, limits).unwrap();
+                fetch(&source, keys, None)
+                    .await
+                    .into_iter()
+                    .map(|s| {
+                        let issues: Vec<String> =
+                            s.raw.issues.iter().map(|i| i.to_string()).collect();
+                        (s.key.id, s.raw.events.len(), issues)
+                    })
+                    .collect::<Vec<_>>()
+            }
+        };
+        let whole = read(ReadLimits::default()).await;
+        assert_eq!(
+            whole,
+            [("a".into(), 6, vec![]), ("b".into(), 6, vec![])],
+            "under the defaults"
+        );
+        let row = read(ReadLimits {
+            row_bytes: 5_000,
+            ..ReadLimits::default()
+        })
+        .await;
+        assert_eq!((row[0].1, row[0].2.len()), (0, 1), "{row:?}");
+        assert!(
+            row[0].2[0]
+                .contains("bytes, over the limit of 5000 per row (sessions.limits.rowBytes)"),
+            "{row:?}"
+        );
+        assert_eq!(row[1], whole[1], "the other session is read");
+        for (limits, says) in over_each_limit() {
+            assert_refused(&read(limits).await, says);
+        }
+    });
+}
+
 fn infinite_times() {
     runtime().block_on(async {
         let db = TestDatabase::create("infinite").await;
@@ -489,7 +551,12 @@ fn database_down() {
 
 fn adk_expectations(url: String) {
     runtime().block_on(async {
-        let source = &AdkDatabase::new(Secret::new(url), "weather_app").unwrap();
+        let source = &AdkDatabase::new(
+            Secret::new(url.clone()),
+            "weather_app",
+            ReadLimits::default(),
+        )
+        .unwrap();
         let listed = source.list(&SessionQuery::default()).await.unwrap();
         let mut keys: Vec<(String, String)> = listed
             .iter()
@@ -544,6 +611,37 @@ fn adk_expectations(url: String) {
             .await
             .unwrap();
         assert_eq!(limited.len(), 2);
+        // The read limits hold on either backend, and name the limit.
+        for (limits, says) in [
+            (
+                ReadLimits {
+                    row_bytes: 10,
+                    ..ReadLimits::default()
+                },
+                "over the limit of 10 per row (sessions.limits.rowBytes)",
+            ),
+            (
+                ReadLimits {
+                    session_rows: 1,
+                    ..ReadLimits::default()
+                },
+                "over the limit of 1 rows per session (sessions.limits.sessionRows)",
+            ),
+            (
+                ReadLimits {
+                    row_elements: 2,
+                    ..ReadLimits::default()
+                },
+                "more than 2 elements",
+            ),
+        ] {
+            let source = AdkDatabase::new(Secret::new(url.clone()), "weather_app", limits).unwrap();
+            let key = SessionKey::new("grounded", Some("alice".into()));
+            let read = fetch(&source, &[key], None).await;
+            assert!(read[0].raw.events.is_empty(), "{says}");
+            let issues: Vec<String> = read[0].raw.issues.iter().map(|i| i.to_string()).collect();
+            assert!(issues.iter().any(|i| i.contains(says)), "{issues:?}");
+        }
     });
 }
 
@@ -661,7 +759,9 @@ fn tasks_record() {
         let from_events = by_id("adk");
         assert_eq!(trajectory(from_tasks[0].clone().normalise()), trajectory(from_events.normalise()));
 
-        // A suite scores the LangGraph agent's session from the command line.
+        // A suite scores the LangGraph agent's session from the command
+        // line; the broken session, whose question cannot be read, may be
+        // the one the case is about: it is the case's, unreadable (exit 2).
         let dir = tempfile::tempdir().unwrap();
         let suite = dir.path().join("suite.yaml");
         std::fs::write(&suite, "apiVersion: evals.kagent.dev/v1alpha1\nkind: EvalSuite\nmetadata: {name: lg}\nspec:\n  agentRef: {namespace: kagent, name: weather-assistant}\n  cases:\n    - name: looks-the-weather-up\n      match: {contains: weather in London}\n      evaluators:\n        - {name: tool, type: toolsUsed, toolsUsed: {expected: [get_weather]}}\n").unwrap();
@@ -671,14 +771,28 @@ fn tasks_record() {
             .output()
             .unwrap();
         let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
-        assert_eq!(output.status.code(), Some(0), "{report} {}", String::from_utf8_lossy(&output.stderr));
-        let records: Vec<(&str, &str)> = report["cases"][0]["sessions"]
+        assert_eq!(output.status.code(), Some(2), "{report} {}", String::from_utf8_lossy(&output.stderr));
+        let records: Vec<(&str, &str, bool)> = report["cases"][0]["sessions"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|s| (s["sessionId"].as_str().unwrap(), s["record"].as_str().unwrap()))
+            .map(|s| (s["sessionId"].as_str().unwrap(), s["record"].as_str().unwrap(), s["passed"] == true))
             .collect();
-        assert_eq!(records, [("adk", "events"), ("langgraph", "tasks")], "{report}");
+        assert_eq!(records, [("broken", "tasks", false), ("adk", "events", true), ("langgraph", "tasks", true)], "{report}");
+        assert_eq!(report["summary"]["unreadableSessions"], 1, "{report}");
+
+        // A task row longer than the command line allows is not read: the
+        // session is unreadable and the case does not pass on it.
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+            .args(["run", suite.to_str().unwrap(), "--format", "json", "--max-row-bytes", "100"])
+            .env("KAGENT_EVALS_DATABASE_URL", &db.url)
+            .output()
+            .unwrap();
+        let report = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(2), "{report}");
+        let summary = &serde_json::from_str::<Value>(&report).unwrap()["summary"];
+        assert_eq!(summary["unreadableSessions"], 3, "{report}");
+        assert!(report.contains("over the limit of 100 per row (sessions.limits.rowBytes)"), "{report}");
     });
 }
 

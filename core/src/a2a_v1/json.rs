@@ -4,6 +4,7 @@
 //! reader works on. `google.protobuf.Struct` and `Value` become JSON.
 
 use super::proto::*;
+use crate::read_limits::ReadLimits;
 use base64::Engine;
 use serde_json::{Map, Number, Value as Json, json};
 
@@ -32,6 +33,78 @@ pub struct Losses {
     unreadable: Option<String>,
 }
 
+/// The messages a row's elements are, as [`elements`] walks them: A2A's
+/// own, and the `google.protobuf.Struct` and `Value` inside them.
+#[derive(Clone, Copy)]
+enum Shape {
+    Task,
+    Status,
+    Message,
+    Artifact,
+    Part,
+    StreamResponse,
+    StatusUpdate,
+    ArtifactUpdate,
+    Struct,
+    Entry,
+    Value,
+    List,
+}
+
+impl Shape {
+    /// The element in field `field` of this one, if it holds one.
+    fn child(self, field: u64) -> Option<Shape> {
+        use Shape::*;
+        Some(match (self, field) {
+            (Task, 3) | (StatusUpdate, 3) => Status,
+            (Task, 4) | (ArtifactUpdate, 3) => Artifact,
+            (Task, 5) | (Status, 2) | (StreamResponse, 2) => Message,
+            (Message, 5) | (Artifact, 4) => Part,
+            (StreamResponse, 1) => Task,
+            (StreamResponse, 3) => StatusUpdate,
+            (StreamResponse, 4) => ArtifactUpdate,
+            (Task, 6)
+            | (Message, 6)
+            | (Artifact, 5)
+            | (Part, 5)
+            | (StatusUpdate, 4)
+            | (ArtifactUpdate, 6)
+            | (Value, 5) => Struct,
+            (Struct, 1) => Entry,
+            (Part, 4) | (Entry, 2) | (List, 1) => Value,
+            (Value, 6) => List,
+            _ => return None,
+        })
+    }
+}
+
+/// Count the elements of `bytes`, a `shape`, into `count`, on the wire
+/// alone, before anything is allocated for them; stops past `limit`.
+/// Framing errors and nesting past what the decoder accepts end the count
+/// quietly: the decoder says what is wrong.
+fn elements(bytes: &[u8], shape: Shape, depth: usize, count: &mut u64, limit: u64) {
+    *count += 1;
+    if *count > limit || depth > 3 * MAX_NESTING + 8 {
+        return;
+    }
+    let mut wire = Wire::new(bytes);
+    while let Ok(Some((field, kind))) = wire.field() {
+        if kind != DELIMITED {
+            if wire.skip(kind).is_err() {
+                return;
+            }
+            continue;
+        }
+        let Ok(inner) = wire.delimited() else { return };
+        if let Some(child) = shape.child(field) {
+            elements(inner, child, depth + 1, count, limit);
+            if *count > limit {
+                return;
+            }
+        }
+    }
+}
+
 fn decode<M: prost::Message + Default>(bytes: &[u8], what: &str) -> Result<M, DecodeFailure> {
     M::decode(bytes).map_err(|e| DecodeFailure {
         message: format!("not a protobuf {what}: {e}"),
@@ -43,10 +116,19 @@ fn decode<M: prost::Message + Default>(bytes: &[u8], what: &str) -> Result<M, De
 /// `Value` in it could not be read.
 fn row<M: prost::Message + Default>(
     bytes: &[u8],
-    what: &str,
+    (what, shape): (&str, Shape),
+    limits: &ReadLimits,
     losses: &mut Losses,
     read: impl FnOnce(&M, &mut Losses) -> Json,
 ) -> Result<Json, DecodeFailure> {
+    let mut count = 0;
+    elements(bytes, shape, 0, &mut count, limits.row_elements);
+    limits
+        .check_elements(count)
+        .map_err(|message| DecodeFailure {
+            message,
+            offset: None,
+        })?;
     let message = decode::<M>(bytes, what)?;
     let json = read(&message, losses);
     match losses.unreadable.take() {
@@ -59,16 +141,27 @@ fn row<M: prost::Message + Default>(
 }
 
 /// `session_task.data`: a `lf.a2a.v1.Task`.
-pub fn task_from_bytes(bytes: &[u8], losses: &mut Losses) -> Result<Json, DecodeFailure> {
-    row(bytes, "lf.a2a.v1.Task", losses, task)
+pub fn task_from_bytes(
+    bytes: &[u8],
+    limits: &ReadLimits,
+    losses: &mut Losses,
+) -> Result<Json, DecodeFailure> {
+    row(bytes, ("lf.a2a.v1.Task", Shape::Task), limits, losses, task)
 }
 
 /// `session_task_event.data`: a `lf.a2a.v1.StreamResponse`.
 pub fn stream_response_from_bytes(
     bytes: &[u8],
+    limits: &ReadLimits,
     losses: &mut Losses,
 ) -> Result<Json, DecodeFailure> {
-    row(bytes, "lf.a2a.v1.StreamResponse", losses, stream_response)
+    row(
+        bytes,
+        ("lf.a2a.v1.StreamResponse", Shape::StreamResponse),
+        limits,
+        losses,
+        stream_response,
+    )
 }
 
 /// `session.data`: a `kagent.api.v1alpha1.Session`.
@@ -531,7 +624,7 @@ mod tests {
         // Field 4242, varint 1: a field this reader does not know.
         bytes.extend([0x90, 0x89, 0x02, 0x01]);
         let mut losses = Losses::default();
-        let read = task_from_bytes(&bytes, &mut losses).unwrap();
+        let read = task_from_bytes(&bytes, &ReadLimits::default(), &mut losses).unwrap();
         assert_eq!(
             read,
             json!({"id": "t", "contextId": "ctx",
@@ -544,6 +637,45 @@ mod tests {
     /// Tool arguments `levels` objects deep (`{"a": {"a": ...}}`), in a
     /// message's part, written byte by byte: no Rust value that deep is
     /// ever built or dropped.
+    #[test]
+    fn elements_are_counted_before_decoding_and_a_row_over_the_limit_is_refused() {
+        let message = |parts: usize| {
+            StreamResponse {
+                payload: Some(Payload::Message(Message {
+                    parts: vec![
+                        Part {
+                            content: Some(PartContent::Text("x".into())),
+                            ..Part::default()
+                        };
+                        parts
+                    ],
+                    ..Message::default()
+                })),
+            }
+            .encode_to_vec()
+        };
+        let limits = |row_elements| ReadLimits {
+            row_elements,
+            ..ReadLimits::default()
+        };
+        let mut losses = Losses::default();
+        // The response, its message and three parts.
+        assert!(stream_response_from_bytes(&message(3), &limits(5), &mut losses).is_ok());
+        let refused = stream_response_from_bytes(&message(3), &limits(4), &mut losses).unwrap_err();
+        assert!(
+            refused.message.contains("more than 4 elements"),
+            "{refused}"
+        );
+        // JSON values count too: the response, message and part, the
+        // outer Value, then a Struct, its entry and a Value per level.
+        let mut count = 0;
+        elements(&nested(5), Shape::StreamResponse, 0, &mut count, u64::MAX);
+        assert_eq!(count, 4 + 3 * 5);
+        // A million empty parts in a few megabytes: refused on the count.
+        let huge = message(1_000_000);
+        assert!(stream_response_from_bytes(&huge, &ReadLimits::default(), &mut losses).is_err());
+    }
+
     fn nested(levels: usize) -> Vec<u8> {
         let field = |key: u8, body: &[u8]| {
             let mut out = vec![key];
@@ -572,14 +704,20 @@ mod tests {
     #[test]
     fn arguments_nest_as_deep_as_the_limit_and_no_deeper() {
         let mut losses = Losses::default();
-        let read = stream_response_from_bytes(&nested(MAX_NESTING), &mut losses).unwrap();
+        let read =
+            stream_response_from_bytes(&nested(MAX_NESTING), &ReadLimits::default(), &mut losses)
+                .unwrap();
         let mut data = &read["message"]["parts"][0]["data"];
         for _ in 0..MAX_NESTING {
             data = &data["a"];
         }
         assert_eq!(data, "bottom");
-        let refused =
-            stream_response_from_bytes(&nested(MAX_NESTING + 1), &mut losses).unwrap_err();
+        let refused = stream_response_from_bytes(
+            &nested(MAX_NESTING + 1),
+            &ReadLimits::default(),
+            &mut losses,
+        )
+        .unwrap_err();
         assert_eq!(
             refused.to_string(),
             format!(
@@ -587,7 +725,10 @@ mod tests {
             )
         );
         // Deep enough to overflow a stack read naively: refused, not a crash.
-        assert!(stream_response_from_bytes(&nested(5_000), &mut losses).is_err());
+        assert!(
+            stream_response_from_bytes(&nested(5_000), &ReadLimits::default(), &mut losses)
+                .is_err()
+        );
     }
 
     #[test]
@@ -595,7 +736,7 @@ mod tests {
         let mut losses = Losses::default();
         // Field 1 (a string) whose length runs past the end.
         let broken = [0x0a, 0x10, b'a', b'b'];
-        let failure = task_from_bytes(&broken, &mut losses).unwrap_err();
+        let failure = task_from_bytes(&broken, &ReadLimits::default(), &mut losses).unwrap_err();
         assert_eq!(failure.offset, Some(0));
         assert!(
             failure
@@ -605,7 +746,9 @@ mod tests {
         );
         let later = [0x0a, 0x01, b'a', 0x12, 0x09, b'x'];
         assert_eq!(
-            task_from_bytes(&later, &mut losses).unwrap_err().offset,
+            task_from_bytes(&later, &ReadLimits::default(), &mut losses)
+                .unwrap_err()
+                .offset,
             Some(3)
         );
     }

@@ -408,7 +408,15 @@ impl<'s> ReportBuilder<'s> {
     ) -> bool {
         match &self.suite.cases[index].selector {
             Selector::SessionId(id) => *id == session.key.id,
-            Selector::FirstUserMessage(m) => selected && first_user.is_some_and(|t| m.matches(t)),
+            // A session whose first user message could not be read may be
+            // the one the case is about: it is the case's, unreadable.
+            Selector::FirstUserMessage(m) => {
+                selected
+                    && match first_user {
+                        Some(text) => m.matches(text),
+                        None => !session.issues.is_empty(),
+                    }
+            }
             Selector::All => selected,
             // Only the sessions its own runs made, given by the run.
             Selector::Probe(_) => false,

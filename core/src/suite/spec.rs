@@ -555,6 +555,50 @@ pub struct SessionSelection {
     /// agent on kagent's LangGraph, CrewAI or OpenAI runtime has.
     #[serde(default, skip_serializing_if = "is_auto")]
     pub record: RecordChoice,
+    /// How much of one session the database sources hold: a row or session
+    /// over a limit is not decoded, and is unreadable (fails closed).
+    #[serde(default, skip_serializing_if = "ReadLimitsSpec::is_default")]
+    pub limits: ReadLimitsSpec,
+}
+
+/// Limits on what a database source holds of one session; each left out
+/// is its default (the README lists them).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ReadLimitsSpec {
+    /// Bytes of one stored row (default 16 MiB); a longer row is not sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub row_bytes: Option<u64>,
+    /// Messages, artifacts, parts and JSON values one row may decode into
+    /// (default 500,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub row_elements: Option<u64>,
+    /// Rows of one session (default 100,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub session_rows: Option<u64>,
+    /// Bytes of one session's rows together (default 64 MiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub session_bytes: Option<u64>,
+}
+
+impl ReadLimitsSpec {
+    fn is_default(&self) -> bool {
+        *self == ReadLimitsSpec::default()
+    }
+
+    /// `self`, with what `over` sets in its place.
+    pub fn overridden_by(&self, over: &ReadLimitsSpec) -> ReadLimitsSpec {
+        ReadLimitsSpec {
+            row_bytes: over.row_bytes.or(self.row_bytes),
+            row_elements: over.row_elements.or(self.row_elements),
+            session_rows: over.session_rows.or(self.session_rows),
+            session_bytes: over.session_bytes.or(self.session_bytes),
+        }
+    }
 }
 
 fn is_auto(record: &RecordChoice) -> bool {

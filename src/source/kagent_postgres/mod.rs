@@ -14,6 +14,7 @@ mod v0_10;
 pub mod v1;
 
 use crate::core::ingest::KeepJson;
+use crate::core::read_limits::ReadLimits;
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::suite::rules::NameKind;
 use crate::core::task::RecordChoice;
@@ -197,6 +198,8 @@ pub struct KagentPostgres {
     url: Secret,
     /// Whether each event's JSON is kept beside it (`extract --raw`).
     pub(super) keep_json: KeepJson,
+    /// How much of one session is held.
+    limits: ReadLimits,
 }
 
 impl std::fmt::Debug for KagentPostgres {
@@ -252,7 +255,11 @@ fn shared_pool(url: &Secret, options: &PgConnectOptions) -> PgPool {
 impl KagentPostgres {
     /// Connections are opened on first use, so a bad host shows up as the
     /// source being unavailable when the run reads it.
-    pub fn new(url: Secret, schema: Option<String>) -> Result<Self, SourceError> {
+    pub fn new(
+        url: Secret,
+        schema: Option<String>,
+        limits: ReadLimits,
+    ) -> Result<Self, SourceError> {
         if let Some(schema) = schema.as_deref().filter(|s| !NameKind::SqlSchema.allows(s)) {
             return Err(SourceError::Config(format!(
                 "the database schema {schema:?} {}",
@@ -288,6 +295,7 @@ impl KagentPostgres {
             located: tokio::sync::OnceCell::new(),
             url,
             keep_json: KeepJson::No,
+            limits,
         })
     }
 

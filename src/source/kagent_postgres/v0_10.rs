@@ -3,8 +3,9 @@
 //! ADK), in a second query of the same transaction.
 
 use super::KagentPostgres;
-use crate::core::ingest::{Issue, Origin, RawEvents, parse_event};
+use crate::core::ingest::{Issue, Origin, RawEvents, parse_row};
 use crate::core::parallel::map_in_order_beside;
+use crate::core::read_limits::{ReadLimits, Tally};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use crate::source::{
@@ -60,7 +61,8 @@ SELECT s.id, s.user_id, s.agent_id
 /// send and for us to decode.
 const FETCH_EVENTS: &str = concat!(
     "
-SELECT k.place::int4 AS place, e.id, e.data, ",
+SELECT k.place::int4 AS place, e.id, octet_length(e.data)::int8 AS size,
+       CASE WHEN octet_length(e.data) <= $3 THEN e.data END AS data, ",
     micros!("e.created_at"),
     " AS created
   FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(id, user_id, place)
@@ -74,13 +76,47 @@ SELECT k.place::int4 AS place, e.id, e.data, ",
 /// so that older schemas without those columns are read too; a task owned
 /// by another user of the same session id is not this session's.
 const FETCH_TASKS: &str = "
-SELECT k.id AS session_id, k.user_id, t.id, t.data,
+SELECT k.id AS session_id, k.user_id, t.id, octet_length(t.data)::int8 AS size,
+       CASE WHEN octet_length(t.data) <= $3 THEN t.data END AS data,
        to_jsonb(t)->>'protocol_version' AS protocol_version
   FROM unnest($1::text[], $2::text[]) AS k(id, user_id)
   JOIN task t
     ON t.session_id = k.id AND t.deleted_at IS NULL
    AND (to_jsonb(t)->>'user_id' IS NULL OR to_jsonb(t)->>'user_id' = k.user_id)
  ORDER BY k.id, k.user_id, t.created_at NULLS FIRST, t.id";
+
+/// One session's event rows as they came; or, once a row put it over a
+/// limit, none and why.
+#[derive(Default)]
+struct Held {
+    rows: Vec<(Option<i64>, PgRow, Origin)>,
+    tally: Tally,
+    refused: Option<Issue>,
+}
+
+impl Held {
+    /// Keep `row` of `size` bytes, unless the session is, or this row
+    /// takes it, over a limit (and then nothing of it is kept any longer).
+    fn hold(
+        &mut self,
+        created: Option<i64>,
+        row: PgRow,
+        origin: Origin,
+        size: Option<i64>,
+        limits: &ReadLimits,
+    ) {
+        if self.refused.is_some() {
+            return;
+        }
+        match self.tally.add(size.map_or(0, i64::unsigned_abs), limits) {
+            Ok(()) => self.rows.push((created, row, origin)),
+            Err(why) => {
+                self.refused = Some(Issue::new(&origin, why));
+                self.rows = Vec::new();
+            }
+        }
+    }
+}
 
 /// The sessions a query selects, most recent first.
 pub(super) async fn list(
@@ -158,14 +194,15 @@ pub(super) async fn fetch(
         .map_err(|e| source.unavailable(e))?;
     // Each session's rows as they arrive, read once the batch is in.
     let name = source.name();
-    let mut unread: Vec<Vec<(Option<i64>, PgRow, Origin)>> =
-        sessions.iter().map(|_| Vec::new()).collect();
+    let limits = source.limits;
+    let mut unread: Vec<Held> = sessions.iter().map(|_| Held::default()).collect();
     {
         let ids: Vec<&str> = sessions.iter().map(|s| s.key.id.as_str()).collect();
         let users: Vec<Option<&str>> = sessions.iter().map(|s| s.key.user_id.as_deref()).collect();
         let mut stream = sqlx::query(FETCH_EVENTS)
             .bind(&ids)
             .bind(&users)
+            .bind(i64::try_from(limits.row_bytes).unwrap_or(i64::MAX))
             .fetch(&mut *tx);
         while let Some(row) = stream.try_next().await.map_err(|e| source.unavailable(e))? {
             let place: i32 = row.try_get("place").map_err(|e| source.unavailable(e))?;
@@ -186,24 +223,31 @@ pub(super) async fn fetch(
                         sessions.len()
                     ),
                 })?;
-            rows.push((created, row, origin));
+            let size: Option<i64> = row.try_get("size").map_err(|e| source.unavailable(e))?;
+            rows.hold(created, row, origin, size, &limits);
         }
     }
     // The transaction is done before the rows are read, so that the
     // connection is free for the next batch meanwhile.
-    let rows: Vec<usize> = unread.iter().map(Vec::len).collect();
+    let rows: Vec<usize> = unread
+        .iter()
+        .map(|held| usize::try_from(held.tally.rows()).unwrap_or(usize::MAX))
+        .collect();
     let tasks = source.read_tasks(&mut tx, &sessions, &rows, record).await?;
     tx.rollback().await.map_err(|e| source.unavailable(e))?;
     // Reading the JSON is most of the work: on every core, beside
     // whatever the caller is doing meanwhile.
     let keep = source.keep_json;
-    let read = map_in_order_beside(unread, move |rows| {
+    let read = map_in_order_beside(unread, move |held| {
         let mut session = SessionRows::default();
-        for (created, row, origin) in rows {
+        if let Some(refused) = held.refused {
+            session.add(None, Err(refused));
+        }
+        for (created, row, origin) in held.rows {
             // The text column's bytes as they came, not copied into a
             // String: the reader checks they are UTF-8 as it parses.
             let parsed = match row.try_get_unchecked::<&[u8], _>("data") {
-                Ok(data) => parse_event(data, origin, keep),
+                Ok(data) => parse_row(data, origin, keep, &limits),
                 Err(e) => Err(Issue::new(&origin, format!("the row cannot be read: {e}"))),
             };
             session.add(created, parsed);
@@ -213,8 +257,14 @@ pub(super) async fn fetch(
     .await;
     for ((session, raw), tasks) in sessions.iter_mut().zip(read).zip(tasks) {
         session.raw = raw;
-        if let Some(tasks) = tasks {
-            session.use_tasks(tasks, &name, keep);
+        match tasks {
+            Some(Ok(tasks)) => session.use_tasks(tasks, &name, keep),
+            // Read from tasks, of which one was over a limit: none is read.
+            Some(Err(refused)) => {
+                session.use_tasks(Vec::new(), &name, keep);
+                session.raw.issues.push(refused);
+            }
+            None => {}
         }
     }
     Ok(sessions)
@@ -230,8 +280,9 @@ impl KagentPostgres {
         sessions: &[RawSession],
         rows: &[usize],
         record: RecordChoice,
-    ) -> Result<Vec<Option<Vec<StoredTask>>>, SourceError> {
-        let mut read: Vec<Option<Vec<StoredTask>>> = sessions.iter().map(|_| None).collect();
+    ) -> Result<Vec<Option<Result<Vec<StoredTask>, Issue>>>, SourceError> {
+        let mut read: Vec<Option<Result<Vec<StoredTask>, Issue>>> =
+            sessions.iter().map(|_| None).collect();
         let wanted: Vec<usize> = (0..sessions.len())
             .filter(|&i| record.wants_tasks(rows[i]))
             .collect();
@@ -249,10 +300,13 @@ impl KagentPostgres {
         let rows = sqlx::query(FETCH_TASKS)
             .bind(&ids)
             .bind(&users)
+            .bind(i64::try_from(self.limits.row_bytes).unwrap_or(i64::MAX))
             .fetch_all(&mut **tx)
             .await
             .map_err(|e| self.unavailable(e))?;
-        let mut tasks: Vec<Vec<StoredTask>> = wanted.iter().map(|_| Vec::new()).collect();
+        let mut tasks: Vec<Result<Vec<StoredTask>, Issue>> =
+            wanted.iter().map(|_| Ok(Vec::new())).collect();
+        let mut tallies: Vec<Tally> = wanted.iter().map(|_| Tally::default()).collect();
         for row in rows {
             let get = |column: &str| -> Result<Option<String>, SourceError> {
                 row.try_get(column).map_err(|e| self.unavailable(e))
@@ -263,17 +317,33 @@ impl KagentPostgres {
             }) else {
                 continue;
             };
-            tasks[slot].push(StoredTask {
-                id: get("id")?.unwrap_or_default(),
-                data: TaskData::Text(get("data")?.unwrap_or_default()),
+            let Ok(held) = &mut tasks[slot] else { continue };
+            let task = get("id")?.unwrap_or_default();
+            let size: Option<i64> = row.try_get("size").map_err(|e| self.unavailable(e))?;
+            let data = get("data")?.unwrap_or_default();
+            let within = tallies[slot]
+                .add(size.map_or(0, i64::unsigned_abs), &self.limits)
+                .and_then(|()| self.limits.check_json(data.as_bytes()));
+            if let Err(why) = within {
+                let origin = Origin::Row {
+                    source: self.name(),
+                    event_id: format!("task {task}"),
+                };
+                tasks[slot] = Err(Issue::new(origin, why));
+                continue;
+            }
+            held.push(StoredTask {
+                id: task,
+                data: TaskData::Text(data),
                 protocol: get("protocol_version")?,
             });
         }
         for (slot, found) in tasks.into_iter().enumerate() {
             // With no task either, the session keeps its (empty) events.
-            if !found.is_empty() || record == RecordChoice::Tasks {
-                read[wanted[slot]] = Some(found);
+            if found.as_ref().is_ok_and(Vec::is_empty) && record != RecordChoice::Tasks {
+                continue;
             }
+            read[wanted[slot]] = Some(found);
         }
         Ok(read)
     }

@@ -19,6 +19,7 @@ use crate::core::a2a_v1::json::{self, Losses};
 use crate::core::a2a_v1::timeline::{self, EventRow, TaskRow};
 use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents};
 use crate::core::parallel::map_in_order_beside;
+use crate::core::read_limits::{ReadLimits, Tally};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::Record;
 use crate::source::{RawSession, SessionQuery, SessionSummary, SourceError};
@@ -106,7 +107,8 @@ fn fetch_sql(generation: Generation) -> &'static str {
 
 const FETCH_TASKS: &str = concat!(
     "
-SELECT k.place::int4 AS place, t.id, t.data, ",
+SELECT k.place::int4 AS place, t.id, octet_length(t.data)::int8 AS size,
+       CASE WHEN octet_length(t.data) <= $2 THEN t.data END AS data, ",
     micros!("t.created_at"),
     " AS created
   FROM unnest($1::uuid[]) WITH ORDINALITY AS k(history_id, place)
@@ -116,7 +118,8 @@ SELECT k.place::int4 AS place, t.id, t.data, ",
 
 const FETCH_EVENTS: &str = concat!(
     "
-SELECT k.place::int4 AS place, e.sequence, e.task_id, e.message_id, e.data, ",
+SELECT k.place::int4 AS place, e.sequence, e.task_id, e.message_id, octet_length(e.data)::int8 AS size,
+       CASE WHEN octet_length(e.data) <= $2 THEN e.data END AS data, ",
     micros!("e.created_at"),
     " AS created
   FROM unnest($1::uuid[]) WITH ORDINALITY AS k(history_id, place)
@@ -230,6 +233,8 @@ pub async fn fetch(
         .collect::<Result<_, sqlx::Error>>()
         .map_err(|e| source.unavailable(e))?;
     let histories: Vec<uuid::Uuid> = listed.iter().map(|l| l.history).collect();
+    // Rows over the limit come as their size alone.
+    let row_bytes = i64::try_from(source.limits.row_bytes).unwrap_or(i64::MAX);
     let mut rows: Vec<SessionBytes> = listed.iter().map(|_| SessionBytes::default()).collect();
     let slot = |row: &PgRow, rows: &mut Vec<SessionBytes>| -> Result<usize, SourceError> {
         let place: i32 = row.try_get("place").map_err(|e| source.unavailable(e))?;
@@ -243,35 +248,54 @@ pub async fn fetch(
             })
     };
     {
-        let mut stream = sqlx::query(FETCH_TASKS).bind(&histories).fetch(&mut *tx);
+        let mut stream = sqlx::query(FETCH_TASKS)
+            .bind(&histories)
+            .bind(row_bytes)
+            .fetch(&mut *tx);
         while let Some(row) = stream.try_next().await.map_err(|e| source.unavailable(e))? {
             let at = slot(&row, &mut rows)?;
+            let id: String = row.try_get("id").map_err(|e| source.unavailable(e))?;
+            if !rows[at].holds(&row, || format!("session_task row {id}"), source)? {
+                continue;
+            }
             rows[at].tasks.push(BytesRow {
-                id: row.try_get("id").map_err(|e| source.unavailable(e))?,
+                id,
                 message_id: None,
                 sequence: 0,
-                data: row.try_get("data").map_err(|e| source.unavailable(e))?,
+                data: data(&row, source)?,
                 created: row.try_get("created").map_err(|e| source.unavailable(e))?,
             });
         }
     }
     {
-        let mut stream = sqlx::query(FETCH_EVENTS).bind(&histories).fetch(&mut *tx);
+        let mut stream = sqlx::query(FETCH_EVENTS)
+            .bind(&histories)
+            .bind(row_bytes)
+            .fetch(&mut *tx);
         while let Some(row) = stream.try_next().await.map_err(|e| source.unavailable(e))? {
             let at = slot(&row, &mut rows)?;
+            let sequence: i64 = row.try_get("sequence").map_err(|e| source.unavailable(e))?;
+            if !rows[at].holds(
+                &row,
+                || format!("session_task_event row {sequence}"),
+                source,
+            )? {
+                continue;
+            }
             rows[at].events.push(BytesRow {
                 id: row.try_get("task_id").map_err(|e| source.unavailable(e))?,
                 message_id: row
                     .try_get("message_id")
                     .map_err(|e| source.unavailable(e))?,
-                sequence: row.try_get("sequence").map_err(|e| source.unavailable(e))?,
-                data: row.try_get("data").map_err(|e| source.unavailable(e))?,
+                sequence,
+                data: data(&row, source)?,
                 created: row.try_get("created").map_err(|e| source.unavailable(e))?,
             });
         }
     }
-    let (name, keep) = (source.name(), source.keep_json);
-    let read = map_in_order_beside(rows, move |rows| read_session(rows, &name, keep)).await;
+    let (name, keep, limits) = (source.name(), source.keep_json, source.limits);
+    let read =
+        map_in_order_beside(rows, move |rows| read_session(rows, &name, keep, &limits)).await;
     Ok(listed
         .into_iter()
         .zip(read)
@@ -299,11 +323,50 @@ pub async fn fetch(
         .collect())
 }
 
-/// One Session's rows as they came: the bytes of each.
+/// One Session's rows as they came: the bytes of each; or, once a row put
+/// it over a limit, none and why.
 #[derive(Default)]
 pub struct SessionBytes {
     pub tasks: Vec<BytesRow>,
     pub events: Vec<BytesRow>,
+    tally: Tally,
+    refused: Option<Issue>,
+}
+
+impl SessionBytes {
+    /// Whether `row`, named by `what`, is to be held: not when the Session
+    /// was refused, or this row takes it over a limit (and then nothing of
+    /// it is held any longer).
+    fn holds(
+        &mut self,
+        row: &PgRow,
+        what: impl FnOnce() -> String,
+        source: &KagentPostgres,
+    ) -> Result<bool, SourceError> {
+        if self.refused.is_some() {
+            return Ok(false);
+        }
+        let size: Option<i64> = row.try_get("size").map_err(|e| source.unavailable(e))?;
+        let size = size.map_or(0, |s| s.unsigned_abs());
+        match self.tally.add(size, &source.limits) {
+            Ok(()) => Ok(true),
+            Err(why) => {
+                let origin = Origin::Row {
+                    source: source.name(),
+                    event_id: what(),
+                };
+                self.refused = Some(Issue::new(origin, why));
+                (self.tasks, self.events) = (Vec::new(), Vec::new());
+                Ok(false)
+            }
+        }
+    }
+}
+
+/// A held row's bytes (none for a NULL `data`).
+fn data(row: &PgRow, source: &KagentPostgres) -> Result<Vec<u8>, SourceError> {
+    let data: Option<Vec<u8>> = row.try_get("data").map_err(|e| source.unavailable(e))?;
+    Ok(data.unwrap_or_default())
 }
 
 /// A `session_task` row (`id` its task id) or a `session_task_event` row
@@ -324,8 +387,13 @@ pub fn read_session(
     rows: SessionBytes,
     source: &Arc<str>,
     keep: KeepJson,
+    limits: &ReadLimits,
 ) -> (RawEvents, Option<Vec<serde_json::Value>>) {
     let mut raw = RawEvents::default();
+    if let Some(refused) = rows.refused {
+        raw.issues.push(refused);
+        return (raw, None);
+    }
     let mut losses = Losses::default();
     let origin = |what: String| Origin::Row {
         source: source.clone(),
@@ -345,7 +413,7 @@ pub fn read_session(
     };
     let mut tasks = Vec::new();
     for row in rows.tasks {
-        match json::task_from_bytes(&row.data, &mut losses) {
+        match json::task_from_bytes(&row.data, limits, &mut losses) {
             Ok(task) => tasks.push(TaskRow {
                 created: time(
                     row.created,
@@ -363,7 +431,7 @@ pub fn read_session(
     }
     let mut events = Vec::new();
     for row in rows.events {
-        match json::stream_response_from_bytes(&row.data, &mut losses) {
+        match json::stream_response_from_bytes(&row.data, limits, &mut losses) {
             Ok(response) => events.push(EventRow {
                 created: time(
                     row.created,

@@ -155,3 +155,41 @@ pub mod crds {
             .collect()
     }
 }
+
+/// Read limits that a session of six rows of a few hundred bytes each is
+/// over, one limit at a time, and what the refusal says.
+pub fn over_each_limit() -> [(kagent_evals::core::read_limits::ReadLimits, &'static str); 3] {
+    use kagent_evals::core::read_limits::ReadLimits;
+    [
+        (
+            ReadLimits {
+                session_rows: 5,
+                ..ReadLimits::default()
+            },
+            "row number 6, over the limit of 5 rows per session (sessions.limits.sessionRows)",
+        ),
+        (
+            ReadLimits {
+                session_bytes: 1_000,
+                ..ReadLimits::default()
+            },
+            "over the limit of 1000 per session (sessions.limits.sessionBytes)",
+        ),
+        (
+            ReadLimits {
+                row_elements: 2,
+                ..ReadLimits::default()
+            },
+            "more than 2 elements",
+        ),
+    ]
+}
+
+/// Sessions as read (id, events, issues): none of each read, and each
+/// refused with an issue that says `says`.
+pub fn assert_refused(read: &[(String, usize, Vec<String>)], says: &str) {
+    for (id, events, issues) in read {
+        assert_eq!(*events, 0, "{id}: nothing of it is read");
+        assert!(issues.iter().any(|i| i.contains(says)), "{id}: {issues:?}");
+    }
+}
