@@ -22,8 +22,8 @@ impl Default for ReadLimits {
         ReadLimits {
             row_bytes: 16 << 20,
             session_bytes: 64 << 20,
-            session_rows: 100_000,
-            row_elements: 500_000,
+            session_rows: 20_000,
+            row_elements: 100_000,
         }
     }
 }

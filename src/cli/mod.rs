@@ -157,10 +157,10 @@ pub struct SourceArgs {
     /// A database row longer than this is not read, and its session is unreadable (default 16 MiB; over the suite's sessions.limits.rowBytes).
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_row_bytes: Option<u64>,
-    /// A row holding more messages, artifacts, parts and JSON values than this is not decoded (default 500000).
+    /// A row holding more messages, artifacts, parts and JSON values than this is not decoded (default 100000).
     #[arg(long, value_name = "COUNT", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_row_elements: Option<u64>,
-    /// A session of more rows than this is not read (default 100000).
+    /// A session of more rows than this is not read (default 20000).
     #[arg(long, value_name = "COUNT", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_session_rows: Option<u64>,
     /// A session whose rows hold more bytes than this together is not read (default 64 MiB).

@@ -37,6 +37,18 @@ macro_rules! recent {
     };
 }
 
+/// The note on a session dated `ahead`, more than a day after the
+/// database's clock (a skewed clock, or a writer's lie): listings rank it
+/// by its other times, so that it crowds out no real session.
+pub(crate) fn ahead_of_the_clock(session: &SessionKey, ahead: &str) -> Issue {
+    Issue::new(
+        format!("session {session}"),
+        format!(
+            "dated {ahead}, more than a day after the database's clock: not taken as recent, it is listed by its other times"
+        ),
+    )
+}
+
 pub mod adk_database;
 pub mod fixture;
 pub mod kagent_api;

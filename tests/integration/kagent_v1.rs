@@ -383,6 +383,12 @@ fn infinite_times() {
                 .iter()
                 .any(|n| n.to_string().contains("created_at is beyond any time"));
             assert_eq!(noted, session.key.id == first.id, "{:?}", session.notes);
+            // The Session dated ahead of the clock says so.
+            let ahead = session.notes.iter().any(|n| {
+                n.to_string()
+                    .contains("dated infinity, more than a day after the database's clock")
+            });
+            assert_eq!(ahead, session.key.id == last.id, "{:?}", session.notes);
         }
         assert_eq!(list(None).await, before, "infinity is not the most recent");
         let hour = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(1);

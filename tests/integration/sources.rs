@@ -467,6 +467,14 @@ fn infinite_times() {
         assert_eq!(all.last().map(String::as_str), Some("old"), "{all:?}");
         let day = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24);
         assert!(!listed(Some(day)).await.contains(&"old".to_string()));
+        // Read, it says why it is listed last.
+        let old = fetch(&source, &[SessionKey::new("old", None)], None).await;
+        let notes: Vec<String> = old[0].raw.notes.iter().map(|n| n.to_string()).collect();
+        assert!(
+            notes.iter().any(|n| n.contains("session old: dated infinity, more than a day after the database's clock")),
+            "{notes:?}"
+        );
+        assert!(fetched.iter().all(|s| s.raw.notes.is_empty()));
     });
 }
 

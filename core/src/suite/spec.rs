@@ -571,11 +571,11 @@ pub struct ReadLimitsSpec {
     #[schemars(range(min = 1))]
     pub row_bytes: Option<u64>,
     /// Messages, artifacts, parts and JSON values one row may decode into
-    /// (default 500,000).
+    /// (default 100,000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
     pub row_elements: Option<u64>,
-    /// Rows of one session (default 100,000).
+    /// Rows of one session (default 20,000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
     pub session_rows: Option<u64>,

@@ -10,6 +10,7 @@ use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use crate::source::{
     RawSession, SessionQuery, SessionRows, SessionSummary, SourceError, StoredTask, TaskData,
+    ahead_of_the_clock,
 };
 use futures::TryStreamExt;
 use sqlx::Row;
@@ -44,13 +45,13 @@ SELECT s.id, s.user_id, s.agent_id,
 /// hundred sessions: an `OR` of the two key forms made it merge-join the
 /// whole event table on every batch.
 const FETCH_SESSIONS: &str = "
-SELECT s.id, s.user_id, s.agent_id
+SELECT s.id, s.user_id, s.agent_id, CASE WHEN s.updated_at > now() + interval '1 day' THEN s.updated_at::text END AS ahead
   FROM session s
   JOIN unnest($1::text[], $2::text[]) AS k(id, user_id)
     ON s.id = k.id AND s.user_id = k.user_id
  WHERE s.deleted_at IS NULL AND ($4::text IS NULL OR s.agent_id = $4)
 UNION
-SELECT s.id, s.user_id, s.agent_id
+SELECT s.id, s.user_id, s.agent_id, CASE WHEN s.updated_at > now() + interval '1 day' THEN s.updated_at::text END
   FROM session s
  WHERE s.id = ANY($3::text[])
    AND s.deleted_at IS NULL AND ($4::text IS NULL OR s.agent_id = $4)
@@ -171,7 +172,7 @@ pub(super) async fn fetch(
             None => any_user.push(key.id.clone()),
         }
     }
-    let mut sessions: Vec<RawSession> = sqlx::query(FETCH_SESSIONS)
+    let (mut sessions, ahead): (Vec<RawSession>, Vec<Option<String>>) = sqlx::query(FETCH_SESSIONS)
         .bind(&pair_ids)
         .bind(&pair_users)
         .bind(&any_user)
@@ -181,17 +182,20 @@ pub(super) async fn fetch(
         .map_err(|e| source.unavailable(e))?
         .into_iter()
         .map(|row| {
-            Ok(RawSession {
+            let session = RawSession {
                 key: SessionKey::new(row.try_get::<String, _>("id")?, row.try_get("user_id")?),
                 agent_id: row.try_get("agent_id")?,
                 raw: RawEvents::default(),
                 record: Record::Events,
                 revision: None,
                 rows: None,
-            })
+            };
+            Ok((session, row.try_get("ahead")?))
         })
-        .collect::<Result<_, sqlx::Error>>()
-        .map_err(|e| source.unavailable(e))?;
+        .collect::<Result<Vec<_>, sqlx::Error>>()
+        .map_err(|e| source.unavailable(e))?
+        .into_iter()
+        .unzip();
     // Each session's rows as they arrive, read once the batch is in.
     let name = source.name();
     let limits = source.limits;
@@ -255,7 +259,7 @@ pub(super) async fn fetch(
         session.finish()
     })
     .await;
-    for ((session, raw), tasks) in sessions.iter_mut().zip(read).zip(tasks) {
+    for (((session, raw), tasks), ahead) in sessions.iter_mut().zip(read).zip(tasks).zip(ahead) {
         session.raw = raw;
         match tasks {
             Some(Ok(tasks)) => session.use_tasks(tasks, &name, keep),
@@ -265,6 +269,10 @@ pub(super) async fn fetch(
                 session.raw.issues.push(refused);
             }
             None => {}
+        }
+        if let Some(ahead) = ahead {
+            let key = SessionKey::new(session.key.id.clone(), None);
+            session.raw.notes.push(ahead_of_the_clock(&key, &ahead));
         }
     }
     Ok(sessions)

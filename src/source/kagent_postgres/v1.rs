@@ -22,7 +22,7 @@ use crate::core::parallel::map_in_order_beside;
 use crate::core::read_limits::{ReadLimits, Tally};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::Record;
-use crate::source::{RawSession, SessionQuery, SessionSummary, SourceError};
+use crate::source::{RawSession, SessionQuery, SessionSummary, SourceError, ahead_of_the_clock};
 use futures::TryStreamExt;
 use jiff::Timestamp;
 use sqlx::Row;
@@ -81,7 +81,10 @@ macro_rules! fetch {
             "WITH s AS (",
             $sessions,
             ")
-         SELECT s.* FROM s
+         SELECT s.*,
+                (SELECT max(v.at) FROM session_task t, LATERAL (VALUES (t.status_timestamp), (t.created_at)) v(at)
+                  WHERE t.history_id = s.history_id AND v.at > now() + interval '1 day')::text AS ahead
+           FROM s
           WHERE ((s.id, s.user_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) OR s.id = ANY($3::text[]))
             AND ($4::text IS NULL OR (s.namespace = $4 AND s.agent_name = $5))
           ORDER BY s.id, s.user_id"
@@ -177,6 +180,8 @@ struct Listed {
     history: uuid::Uuid,
     forked: bool,
     revision_deleted: bool,
+    /// Its latest task time, when that is more than a day ahead.
+    ahead: Option<String>,
 }
 
 pub async fn fetch(
@@ -228,6 +233,7 @@ pub async fn fetch(
                 history: row.try_get("history_id")?,
                 forked: row.try_get("forked")?,
                 revision_deleted: row.try_get("revision_deleted")?,
+                ahead: row.try_get("ahead")?,
             })
         })
         .collect::<Result<_, sqlx::Error>>()
@@ -306,6 +312,9 @@ pub async fn fetch(
                     format!("session {session}"),
                     "a fork of another Session's checkpoint: its first turns are that Session's",
                 ));
+            }
+            if let Some(ahead) = &listed.ahead {
+                raw.notes.push(ahead_of_the_clock(&session, ahead));
             }
             if listed.revision_deleted {
                 raw.notes.push(Issue::new(
