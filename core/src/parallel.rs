@@ -26,9 +26,28 @@ where
     }
 }
 
+/// `f` on one of rayon's threads, awaited: one session read while the
+/// next one's rows arrive, with as many at once as there are cores.
+/// Started at once, not when first awaited.
+pub fn spawn_beside<U: Send + 'static>(
+    f: impl FnOnce() -> U + Send + 'static,
+) -> impl std::future::Future<Output = U> {
+    let (done, result) = futures::channel::oneshot::channel();
+    rayon::spawn(move || {
+        let _ = done.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+    });
+    async move {
+        match result.await {
+            Ok(Ok(value)) => value,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(_) => unreachable!("rayon runs every job it is given"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::map_in_order;
+    use super::{map_in_order, spawn_beside};
 
     #[test]
     fn keeps_the_input_order() {
@@ -39,5 +58,14 @@ mod tests {
             n * 2
         });
         assert_eq!(doubled, (0..1001).map(|n| n * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_job_spawned_beside_runs_before_it_is_awaited() {
+        let (ran, seen) = std::sync::mpsc::channel();
+        let job = spawn_beside(move || ran.send(()).unwrap());
+        seen.recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the job ran unawaited");
+        drop(job);
     }
 }

@@ -6,7 +6,8 @@
 //! Every query runs in a `READ ONLY` transaction on connections whose
 //! default is read-only too; soft-deleted rows are left out; a session is
 //! `(id, user_id)`; the agent filter is part of each query. Event rows of a
-//! batch of sessions come back in one round trip, streamed. A session with
+//! batch of sessions come back in one round trip, streamed, each session
+//! decoded on another core once its last row is in. A session with
 //! no events (an agent on a runtime other than ADK) is read from its A2A
 //! tasks, in a second query of the same transaction.
 

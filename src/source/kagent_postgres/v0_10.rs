@@ -3,8 +3,8 @@
 //! ADK), in a second query of the same transaction.
 
 use super::KagentPostgres;
-use crate::core::ingest::{Issue, Origin, RawEvents, parse_row};
-use crate::core::parallel::map_in_order_beside;
+use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents, parse_row};
+use crate::core::parallel::spawn_beside;
 use crate::core::read_limits::{ReadLimits, Tally};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
@@ -96,6 +96,33 @@ struct Held {
 }
 
 impl Held {
+    /// How many rows the session had, and its events, read on another
+    /// core from now on.
+    fn read(
+        self,
+        keep: KeepJson,
+        limits: ReadLimits,
+    ) -> (usize, impl Future<Output = RawEvents> + use<>) {
+        let count = usize::try_from(self.tally.rows()).unwrap_or(usize::MAX);
+        let read = spawn_beside(move || {
+            let mut session = SessionRows::default();
+            if let Some(refused) = self.refused {
+                session.add(None, Err(refused));
+            }
+            for (created, row, origin) in self.rows {
+                // The text column's bytes as they came, not copied into a
+                // String: the reader checks they are UTF-8 as it parses.
+                let parsed = match row.try_get_unchecked::<&[u8], _>("data") {
+                    Ok(data) => parse_row(data, origin, keep, &limits),
+                    Err(e) => Err(Issue::new(&origin, format!("the row cannot be read: {e}"))),
+                };
+                session.add(created, parsed);
+            }
+            session.finish()
+        });
+        (count, read)
+    }
+
     /// Keep `row` of `size` bytes, unless the session is, or this row
     /// takes it, over a limit (and then nothing of it is kept any longer).
     fn hold(
@@ -196,10 +223,13 @@ pub(super) async fn fetch(
         .map_err(|e| source.unavailable(e))?
         .into_iter()
         .unzip();
-    // Each session's rows as they arrive, read once the batch is in.
+    // Each session's rows as they arrive, read on another core once its
+    // last row is in, while the next one's arrive: its rows are held only
+    // until then.
     let name = source.name();
-    let limits = source.limits;
-    let mut unread: Vec<Held> = sessions.iter().map(|_| Held::default()).collect();
+    let (keep, limits) = (source.keep_json, source.limits);
+    let (mut reads, mut rows) = (Vec::with_capacity(sessions.len()), Vec::new());
+    let mut filling = Held::default();
     {
         let ids: Vec<&str> = sessions.iter().map(|s| s.key.id.as_str()).collect();
         let users: Vec<Option<&str>> = sessions.iter().map(|s| s.key.user_id.as_deref()).collect();
@@ -210,16 +240,11 @@ pub(super) async fn fetch(
             .fetch(&mut *tx);
         while let Some(row) = stream.try_next().await.map_err(|e| source.unavailable(e))? {
             let place: i32 = row.try_get("place").map_err(|e| source.unavailable(e))?;
-            let event_id: String = row.try_get("id").map_err(|e| source.unavailable(e))?;
-            let created: Option<i64> = row.try_get("created").map_err(|e| source.unavailable(e))?;
-            let origin = Origin::Row {
-                source: name.clone(),
-                event_id,
-            };
             // Places count from one, in the order the keys were given.
-            let rows = usize::try_from(place)
+            let at = usize::try_from(place)
                 .ok()
-                .and_then(|place| unread.get_mut(place.checked_sub(1)?))
+                .and_then(|place| place.checked_sub(1))
+                .filter(|at| *at >= reads.len() && *at < sessions.len())
                 .ok_or_else(|| SourceError::Unavailable {
                     source_name: source.describe_name(),
                     detail: format!(
@@ -227,38 +252,31 @@ pub(super) async fn fetch(
                         sessions.len()
                     ),
                 })?;
+            while reads.len() < at {
+                let (count, read) = std::mem::take(&mut filling).read(keep, limits);
+                rows.push(count);
+                reads.push(read);
+            }
+            let event_id: String = row.try_get("id").map_err(|e| source.unavailable(e))?;
+            let created: Option<i64> = row.try_get("created").map_err(|e| source.unavailable(e))?;
+            let origin = Origin::Row {
+                source: name.clone(),
+                event_id,
+            };
             let size: Option<i64> = row.try_get("size").map_err(|e| source.unavailable(e))?;
-            rows.hold(created, row, origin, size, &limits);
+            filling.hold(created, row, origin, size, &limits);
         }
+    }
+    while reads.len() < sessions.len() {
+        let (count, read) = std::mem::take(&mut filling).read(keep, limits);
+        rows.push(count);
+        reads.push(read);
     }
     // The transaction is done before the rows are read, so that the
     // connection is free for the next batch meanwhile.
-    let rows: Vec<usize> = unread
-        .iter()
-        .map(|held| usize::try_from(held.tally.rows()).unwrap_or(usize::MAX))
-        .collect();
     let tasks = source.read_tasks(&mut tx, &sessions, &rows, record).await?;
     tx.rollback().await.map_err(|e| source.unavailable(e))?;
-    // Reading the JSON is most of the work: on every core, beside
-    // whatever the caller is doing meanwhile.
-    let keep = source.keep_json;
-    let read = map_in_order_beside(unread, move |held| {
-        let mut session = SessionRows::default();
-        if let Some(refused) = held.refused {
-            session.add(None, Err(refused));
-        }
-        for (created, row, origin) in held.rows {
-            // The text column's bytes as they came, not copied into a
-            // String: the reader checks they are UTF-8 as it parses.
-            let parsed = match row.try_get_unchecked::<&[u8], _>("data") {
-                Ok(data) => parse_row(data, origin, keep, &limits),
-                Err(e) => Err(Issue::new(&origin, format!("the row cannot be read: {e}"))),
-            };
-            session.add(created, parsed);
-        }
-        session.finish()
-    })
-    .await;
+    let read = futures::future::join_all(reads).await;
     for (((session, raw), tasks), ahead) in sessions.iter_mut().zip(read).zip(tasks).zip(ahead) {
         session.raw = raw;
         match tasks {

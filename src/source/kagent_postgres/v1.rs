@@ -18,7 +18,7 @@ use crate::core::a2a_v1::fixture;
 use crate::core::a2a_v1::json::{self, Losses};
 use crate::core::a2a_v1::timeline::{self, EventRow, TaskRow};
 use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents};
-use crate::core::parallel::map_in_order_beside;
+use crate::core::parallel::spawn_beside;
 use crate::core::read_limits::{ReadLimits, Tally};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::Record;
@@ -241,16 +241,19 @@ pub async fn fetch(
     let histories: Vec<uuid::Uuid> = listed.iter().map(|l| l.history).collect();
     // Rows over the limit come as their size alone.
     let row_bytes = i64::try_from(source.limits.row_bytes).unwrap_or(i64::MAX);
+    let (name, keep, limits) = (source.name(), source.keep_json, source.limits);
     let mut rows: Vec<SessionBytes> = listed.iter().map(|_| SessionBytes::default()).collect();
-    let slot = |row: &PgRow, rows: &mut Vec<SessionBytes>| -> Result<usize, SourceError> {
+    // The row's Session: rows come in the order of the Sessions' places,
+    // which count from one, and none before `from`.
+    let slot = |row: &PgRow, from: usize| -> Result<usize, SourceError> {
         let place: i32 = row.try_get("place").map_err(|e| source.unavailable(e))?;
         usize::try_from(place)
             .ok()
             .and_then(|p| p.checked_sub(1))
-            .filter(|p| *p < rows.len())
+            .filter(|p| *p >= from && *p < listed.len())
             .ok_or_else(|| SourceError::Unavailable {
                 source_name: source.describe_name(),
-                detail: format!("a row of session number {place} of {}", rows.len()),
+                detail: format!("a row of session number {place} of {}", listed.len()),
             })
     };
     {
@@ -259,7 +262,7 @@ pub async fn fetch(
             .bind(row_bytes)
             .fetch(&mut *tx);
         while let Some(row) = stream.try_next().await.map_err(|e| source.unavailable(e))? {
-            let at = slot(&row, &mut rows)?;
+            let at = slot(&row, 0)?;
             let id: String = row.try_get("id").map_err(|e| source.unavailable(e))?;
             if !rows[at].holds(&row, || format!("session_task row {id}"), source)? {
                 continue;
@@ -273,13 +276,25 @@ pub async fn fetch(
             });
         }
     }
+    // Each Session is read once its last event row is in, on another core,
+    // while the next one's arrive: its events are held only until then.
+    let mut reads = Vec::with_capacity(listed.len());
+    let read_next = |rows: &mut Vec<SessionBytes>, reads: &mut Vec<_>| {
+        let (name, session) = (name.clone(), std::mem::take(&mut rows[reads.len()]));
+        reads.push(spawn_beside(move || {
+            read_session(session, &name, keep, &limits)
+        }));
+    };
     {
         let mut stream = sqlx::query(FETCH_EVENTS)
             .bind(&histories)
             .bind(row_bytes)
             .fetch(&mut *tx);
         while let Some(row) = stream.try_next().await.map_err(|e| source.unavailable(e))? {
-            let at = slot(&row, &mut rows)?;
+            let at = slot(&row, reads.len())?;
+            while reads.len() < at {
+                read_next(&mut rows, &mut reads);
+            }
             let sequence: i64 = row.try_get("sequence").map_err(|e| source.unavailable(e))?;
             if !rows[at].holds(
                 &row,
@@ -299,9 +314,10 @@ pub async fn fetch(
             });
         }
     }
-    let (name, keep, limits) = (source.name(), source.keep_json, source.limits);
-    let read =
-        map_in_order_beside(rows, move |rows| read_session(rows, &name, keep, &limits)).await;
+    while reads.len() < listed.len() {
+        read_next(&mut rows, &mut reads);
+    }
+    let read = futures::future::join_all(reads).await;
     Ok(listed
         .into_iter()
         .zip(read)
