@@ -34,6 +34,11 @@ pub fn tests() -> Vec<Test> {
             run: over_limits,
         },
         Test {
+            name: "sources::a_hostile_user_id_draws_no_row_of_its_own_in_the_listing",
+            needs: &[Need::Postgres],
+            run: hostile_listing,
+        },
+        Test {
             name: "sources::kagent_postgres_reads_back_the_captured_trajectories",
             needs: &[Need::Postgres],
             run: reads_back_captured,
@@ -372,6 +377,27 @@ fn filters() {
 /// `infinity` is a valid `timestamptz`: on one row it must cost that row
 /// its time, not every Session of the batch its score; on a Session it
 /// must not make it the most recent forever.
+fn hostile_listing() {
+    runtime().block_on(async {
+        let db = TestDatabase::create("hostile_listing").await;
+        let user = "eve\nforged-session   root   kagent__NS__admin   9   2026-01-01 00:00:00\u{1b}]0;pwned\u{7}\u{202e}";
+        db.seed_kagent(&[seed("real", user, WEATHER, "weather-grounded.jsonl")]).await;
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
+            .args(["sessions", "--source", "kagent-postgres"])
+            .env("KAGENT_EVALS_DATABASE_URL", &db.url)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let listing = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(listing.lines().count(), 2, "a header and one session: {listing}");
+        assert!(
+            listing.contains(r"eve\u{a}forged-session") && listing.contains(r"\u{1b}]0;pwned\u{7}\u{202e}"),
+            "{listing}"
+        );
+        assert!(!listing.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202e}'), "{listing:?}");
+    });
+}
+
 fn over_limits() {
     runtime().block_on(async {
         let db = TestDatabase::create("limits").await;

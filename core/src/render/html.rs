@@ -24,7 +24,11 @@ tr.differs td{background:#ffebe9}.path{background:#fff8c5;border-radius:.2rem;pa
 .muted{color:#59636e}
 ";
 
+/// Markup escaped, and what would steer a reader (C0 and C1 controls but
+/// newline and tab, U+202E and the other bidirectional controls) shown as
+/// its escape, as the terminal outputs show it: the page is read by people.
 fn escape(text: &str) -> String {
+    let text = super::terminal::terminal_safe(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -400,5 +404,9 @@ mod tests {
         );
         assert_eq!(paths, ["city", "opts.days[1]"]);
         assert_eq!(escape("<a href='x'>&"), "&lt;a href=&#39;x&#39;&gt;&amp;");
+        assert_eq!(
+            escape("sunny\u{202e}ynnus\u{1b}[2J\n\tok"),
+            "sunny\\u{202e}ynnus\\u{1b}[2J\n\tok"
+        );
     }
 }
