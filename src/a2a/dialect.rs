@@ -110,8 +110,9 @@ pub enum Pause {
     /// kagent's HITL extension: tool calls to approve, each by the opaque
     /// id its answer must return, and the tool's name.
     Approvals { tools: Vec<(String, String)> },
-    /// kagent's HITL extension: questions for the user.
-    Questions { questions: Vec<String> },
+    /// kagent's HITL extension: questions for the user, answered by the
+    /// request's id (a nested question's, the child's).
+    Questions { id: String, questions: Vec<String> },
 }
 
 /// What the Agent answered a message with.
@@ -379,6 +380,10 @@ fn hitl_request(message: &Value) -> Option<Pause> {
                 .collect(),
         }),
         "ask_user_request" => Some(Pause::Questions {
+            id: tools.and_then(|t| t.first()).unwrap_or(request)["id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
             questions: request["questions"]
                 .as_array()
                 .into_iter()
@@ -401,6 +406,14 @@ pub fn approvals_response(tools: &[(String, String)], reason: Option<&str>) -> V
         })
         .collect();
     json!({"type": "tool_approval_response", "approvals": approvals})
+}
+
+/// The HITL answer to questions: one `{answer: [...]}` per question, in
+/// order, as kagent's runtimes read it (its architecture document's shape;
+/// the contract's `[[string]]` is not what they parse).
+pub fn questions_response(id: &str, answers: &[Vec<String>]) -> Value {
+    let answers: Vec<Value> = answers.iter().map(|a| json!({"answer": a})).collect();
+    json!({"type": "ask_user_response", "id": id, "answers": answers})
 }
 
 #[cfg(test)]

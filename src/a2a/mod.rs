@@ -246,6 +246,8 @@ impl A2aClient {
         // The task a question of the Agent's left open, which the
         // simulated user's answer continues.
         let mut open_task: Option<String> = None;
+        // The case's answers not yet given, in the order questions come.
+        let mut answers = probe.answers.as_slice();
         let mut turn = 0;
         while let Some(text) = next.take() {
             turn += 1;
@@ -289,15 +291,20 @@ impl A2aClient {
                                     "turn {turn}: the Agent asked the user a question; a probe only answers approvals"
                                 )));
                             }
-                            (Some(Pause::Questions { questions }), _) => {
-                                return Ok(ProbeEnd::Failed(format!(
-                                    "turn {turn}: the Agent asked the user {}; a probe only answers approvals",
-                                    questions
-                                        .iter()
-                                        .map(|q| format!("{q:?}"))
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                )));
+                            (Some(Pause::Questions { id, questions }), _) => {
+                                if questions.len() > answers.len() {
+                                    return Ok(ProbeEnd::Failed(format!(
+                                        "turn {turn}: the Agent asked the user {}, and the case scripts no answer for {}",
+                                        quoted(&questions),
+                                        quoted(&questions[answers.len()..])
+                                    )));
+                                }
+                                let (given, rest) = answers.split_at(questions.len());
+                                answers = rest;
+                                Content::Hitl {
+                                    payload: dialect::questions_response(&id, given),
+                                    text: "Answered",
+                                }
                             }
                             (Some(pause), Approvals::Fail) => {
                                 return Ok(ProbeEnd::Failed(format!(
@@ -555,6 +562,15 @@ fn message_id(attempt: &str, turn: usize, step: usize) -> String {
 }
 
 /// The tools a pause asks to approve, for a reason.
+/// Questions as a list for a reason: `"Which city?", "Metric?"`.
+fn quoted(questions: &[String]) -> String {
+    questions
+        .iter()
+        .map(|q| format!("{q:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn tools_of(pause: &Pause) -> String {
     match pause {
         Pause::Confirmation { tool } => tool.clone(),

@@ -23,7 +23,10 @@ task goes TASK_STATE_INPUT_REQUIRED with kagent's HITL extension request, a
 `tool_approval_request` under https://kagent.dev/extensions/hitl/v1 in the status
 message's metadata, and a continuation message of the same taskId that declares the
 extension and carries a `tool_approval_response` resumes it: one approval per id);
-lookup_order(id), which raises, so its result is an MCP-style error.
+lookup_order(id), which raises, so its result is an MCP-style error; ask_user(questions),
+which pauses the task with an `ask_user_request` {id, questions} under the same extension
+until a continuation carries the `ask_user_response` {id, answers: [{answer: [...]}, ...]}
+(one per question, as kagent's runtimes read it), whose answers are the tool's result.
 
 With --busy N, each SendMessage message id is refused N times first as kagent 1.0's
 gateway refuses a send to a busy session: JSON-RPC error -32004 whose data holds a
@@ -98,6 +101,13 @@ TOOLS = [
     {"type": "function", "function": {
         "name": "lookup_order", "description": "Looks up an order by its id.",
         "parameters": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}}},
+    {"type": "function", "function": {
+        "name": "ask_user", "description": "Asks the user questions and waits for the answers.",
+        "parameters": {"type": "object", "properties": {"questions": {"type": "array", "items": {
+            "type": "object", "properties": {"question": {"type": "string"},
+                                             "choices": {"type": "array", "items": {"type": "string"}},
+                                             "multiple": {"type": "boolean"}}}}},
+            "required": ["questions"]}}},
 ]
 
 
@@ -196,6 +206,7 @@ class TaskRun:
         self.title, self.user_id = title, user_id
         self.calls: list[tuple[str, int, int]] = []   # (model, prompt, completion) per model call
         self.pending: list[dict] = []                 # tool calls waiting for approval
+        self.asking: dict | None = None               # an ask_user call waiting for answers
 
 
 class WeatherExecutor(AgentExecutor):
@@ -266,18 +277,27 @@ class WeatherExecutor(AgentExecutor):
             await self.publish(event_queue, context_id, run, incoming, persist_only=True)
             await self.publish(event_queue, context_id, run,
                                self.status(task_id, context_id, TaskState.TASK_STATE_WORKING))
-            if run.pending:
-                # kagent reads a decision only from a message that declares the extension.
-                payload = (json_format.MessageToDict(incoming.metadata).get(HITL, {})
-                           if HITL in incoming.extensions else {})
+            # kagent reads a decision only from a message that declares the extension.
+            payload = (json_format.MessageToDict(incoming.metadata).get(HITL, {})
+                       if HITL in incoming.extensions else {})
+            if run.asking:
+                call, run.asking = run.asking, None
+                answers = payload.get("answers")
+                if (payload.get("type") != "ask_user_response" or payload.get("id") != approval_id(call)
+                        or not isinstance(answers, list)
+                        or len(answers) != len(call["args"]["questions"])
+                        or not all(isinstance(a, dict) and isinstance(a.get("answer"), list) for a in answers)):
+                    await self.fail(event_queue, task_id, context_id, run,
+                                    f"not an ask_user_response answering every question: {payload!r}")
+                    return
+                await self.tool_results(event_queue, task_id, context_id, run, conversation,
+                                        [(call, {"result": {"answers": answers}})])
+            elif run.pending:
                 approvals = {a.get("id"): a for a in payload.get("approvals") or []}
                 if payload.get("type") != "tool_approval_response" or set(approvals) != {
                         approval_id(c) for c in run.pending}:
-                    error = f"not a tool_approval_response for every pending approval: {payload!r}"
-                    await self.publish(event_queue, context_id, run, self.status(
-                        task_id, context_id, TaskState.TASK_STATE_FAILED,
-                        k.message(str(uuid.uuid4()), Role.ROLE_AGENT, [k.text_part(error)],
-                                  context_id=context_id, task_id=task_id), {"error": error}))
+                    await self.fail(event_queue, task_id, context_id, run,
+                                    f"not a tool_approval_response for every pending approval: {payload!r}")
                     return
                 results = []
                 for call in run.pending:
@@ -292,6 +312,13 @@ class WeatherExecutor(AgentExecutor):
             else:
                 conversation.append({"role": "user", "content": text_of(incoming)})
         await self.loop(event_queue, task_id, context_id, run, conversation)
+
+    async def fail(self, queue, task_id, context_id, run, error: str) -> None:
+        """The task fails with `error`, as a continuation kagent cannot read does."""
+        await self.publish(queue, context_id, run, self.status(
+            task_id, context_id, TaskState.TASK_STATE_FAILED,
+            k.message(str(uuid.uuid4()), Role.ROLE_AGENT, [k.text_part(error)],
+                      context_id=context_id, task_id=task_id), {"error": error}))
 
     async def tool_results(self, queue, task_id, context_id, run, conversation, results):
         parts = [k.function_response(call["id"], call["name"], response) for call, response in results]
@@ -348,6 +375,19 @@ class WeatherExecutor(AgentExecutor):
                 await self.publish(queue, context_id, run, self.status(
                     task_id, context_id, TaskState.TASK_STATE_COMPLETED,
                     metadata={k.USAGE_EXTENSION: k.usage_extension(run.calls)}))
+                return
+            asks = [c for c in calls if c["name"] == "ask_user"]
+            if asks:
+                # One question call at a time, as kagent's ask_user tool pauses.
+                run.asking = asks[0]
+                questions = run.asking["args"]["questions"]
+                request = {"type": "ask_user_request", "id": approval_id(run.asking), "questions": questions}
+                msg = k.message(str(uuid.uuid4()), Role.ROLE_AGENT,
+                                [k.text_part("; ".join(q["question"] for q in questions))],
+                                context_id=context_id, task_id=task_id, metadata={**timeline(), HITL: request})
+                msg.extensions.append(HITL)
+                await self.publish(queue, context_id, run,
+                                   self.status(task_id, context_id, TaskState.TASK_STATE_INPUT_REQUIRED, msg))
                 return
             now = [c for c in calls if c["name"] not in NEEDS_APPROVAL]
             if now:

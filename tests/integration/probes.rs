@@ -242,7 +242,12 @@ fn probes_in_a2a_1_0() {
                    {"text": "It is sunny and 21 degrees Celsius in London.", "usage": {"prompt_tokens": 40, "completion_tokens": 9}}],
          "variants": {"3": memory, "5": memory}},
         {"match": "delete /tmp/old.log",
-         "turns": [{"tool": "delete_file", "args": {"path": "/tmp/old.log"}}, {"text": "Done."}]}
+         "turns": [{"tool": "delete_file", "args": {"path": "/tmp/old.log"}}, {"text": "Done."}]},
+        {"match": "Plan a trip",
+         "turns": [{"tool": "ask_user", "args": {"questions": [
+                       {"question": "Which city?", "choices": ["Paris", "Rome"], "multiple": false},
+                       {"question": "Which extras?", "choices": ["museum", "food"], "multiple": true}]}},
+                   {"text": "Planned."}]}
     ]});
     // Every send is refused twice as busy first, as kagent 1.0's gateway
     // refuses a send to a busy session.
@@ -404,8 +409,8 @@ fn probes_in_a2a_1_0() {
     );
     let (code, report, _) = from(&approved, &[]);
     assert_eq!(code, Some(1), "{report}");
-    let tool_result = |name: &str| -> String {
-        case(&report, name)["sessions"][0]["trajectory"]
+    let tool_result = |report: &Value, name: &str| -> String {
+        case(report, name)["sessions"][0]["trajectory"]
             .as_array()
             .unwrap()
             .iter()
@@ -413,13 +418,52 @@ fn probes_in_a2a_1_0() {
             .map(|m| m["content"].as_str().unwrap().to_string())
             .unwrap_or_else(|| panic!("no tool result in {name}: {report}"))
     };
-    assert_eq!(tool_result("delete-approve"), "Deleted /tmp/old.log.");
-    assert!(tool_result("delete-reject").starts_with("Tool call was rejected by user"));
+    assert_eq!(
+        tool_result(&report, "delete-approve"),
+        "Deleted /tmp/old.log."
+    );
+    assert!(tool_result(&report, "delete-reject").starts_with("Tool call was rejected by user"));
     let unanswered = case(&report, "delete-fail");
     assert_eq!(unanswered["outcome"], "Failed");
     let error = unanswered["sessions"][0]["error"].as_str().unwrap();
     assert!(
         error.contains("asked to approve a call to delete_file"),
+        "{error}"
+    );
+
+    // Questions for the user: answered from the case's script, in order,
+    // as kagent's runtimes read an ask_user_response; one too few fails
+    // the run naming the question left.
+    let asks = |name: &str, answers: Value| {
+        json!({
+            "name": name,
+            "probe": {"input": "Plan a trip for me", "answers": answers},
+            "evaluators": [{"name": "tool", "type": "toolsUsed", "toolsUsed": {"expected": ["ask_user"]}}]
+        })
+    };
+    let asked = probe_suite(
+        dir.path(),
+        "asks",
+        v1.clone(),
+        json!([
+            asks("answered", json!([["Paris"], ["museum", "food"]])),
+            asks("one-short", json!([["Rome"]]))
+        ]),
+    );
+    let (code, report, _) = from(&asked, &[]);
+    assert_eq!(code, Some(1), "{report}");
+    let answered: Value = serde_json::from_str(&tool_result(&report, "answered")).unwrap();
+    assert_eq!(
+        answered,
+        json!({"answers": [{"answer": ["Paris"]}, {"answer": ["museum", "food"]}]}),
+        "{report}"
+    );
+    assert_eq!(case(&report, "answered")["outcome"], "Passed", "{report}");
+    let short = case(&report, "one-short");
+    assert_eq!(short["outcome"], "Failed");
+    let error = short["sessions"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains(r#"asked the user "Which city?", "Which extras?", and the case scripts no answer for "Which extras?""#),
         "{error}"
     );
 

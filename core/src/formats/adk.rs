@@ -869,6 +869,7 @@ fn case(
                 timeout_seconds: DEFAULT_PROBE_TIMEOUT_SECONDS,
                 user_id: None,
                 approvals: Approvals::default(),
+                answers: Vec::new(),
             }),
         tags: Vec::new(),
         blocking: true,
@@ -943,6 +944,7 @@ fn scenario_case(
         timeout_seconds: DEFAULT_PROBE_TIMEOUT_SECONDS,
         user_id: None,
         approvals: Approvals::default(),
+        answers: Vec::new(),
     });
     Ok(Ok(case))
 }

@@ -254,6 +254,7 @@ fn case(row: &Value, prices: &[PriceSpec], at: &dyn Fn(&str) -> String) -> Resul
             timeout_seconds: DEFAULT_PROBE_TIMEOUT_SECONDS,
             user_id: None,
             approvals: Approvals::default(),
+            answers: Vec::new(),
         }),
         tags,
         blocking: true,

@@ -210,6 +210,8 @@ pub struct Probe {
     pub timeout: std::time::Duration,
     pub user_id: String,
     pub approvals: Approvals,
+    /// Answers to the Agent's questions, in the order it asks them.
+    pub answers: Vec<Vec<String>>,
 }
 
 /// What a probe says to the Agent: a script, or a simulated user.
@@ -777,6 +779,7 @@ fn compile_probe(probe: &ProbeSpec, path: &str) -> Result<Probe, SuiteError> {
             .clone()
             .unwrap_or_else(|| DEFAULT_PROBE_USER.to_string()),
         approvals: probe.approvals,
+        answers: probe.answers.clone(),
     })
 }
 

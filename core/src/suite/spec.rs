@@ -298,6 +298,13 @@ pub struct ProbeSpec {
     /// (the default: the run fails), `approve` or `reject`.
     #[serde(default, skip_serializing_if = "Approvals::is_default")]
     pub approvals: Approvals,
+    /// Answers to the questions the Agent asks the user (kagent's
+    /// `ask_user`), in the order it asks them, one list per question (the
+    /// choices picked, or one free text); a question beyond them fails the
+    /// run, naming it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 100))]
+    pub answers: Vec<Vec<String>>,
 }
 
 impl Ruled for ProbeSpec {

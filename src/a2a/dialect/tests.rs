@@ -206,8 +206,25 @@ fn kagents_hitl_requests_are_read_only_where_the_message_declares_the_extension(
     assert_eq!(
         paused(json!([HITL_EXTENSION]), question),
         Some(Pause::Questions {
+            id: "q".into(),
             questions: vec!["Which database?".into()]
         })
+    );
+    // A child's question is answered by the child's id.
+    let nested = json!({"type": "ask_user_request", "id": "parent",
+        "questions": [{"question": "Which namespace?"}],
+        "nested": {"tools": [{"id": "child-q"}]}});
+    assert_eq!(
+        paused(json!([HITL_EXTENSION]), nested),
+        Some(Pause::Questions {
+            id: "child-q".into(),
+            questions: vec!["Which namespace?".into()]
+        })
+    );
+    assert_eq!(
+        questions_response("q", &[vec!["PostgreSQL".into()], vec![]]),
+        json!({"type": "ask_user_response", "id": "q",
+               "answers": [{"answer": ["PostgreSQL"]}, {"answer": []}]})
     );
 }
 
