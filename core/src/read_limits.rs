@@ -5,6 +5,7 @@
 //! looping or hostile runtime cannot take the memory of the run that
 //! reads it; the session is unreadable, and every other one is scored.
 
+use crate::ingest::{Issue, Origin};
 use crate::suite::spec::ReadLimitsSpec;
 
 /// The limits in force; each is the suite's (or the command line's), else
@@ -57,22 +58,75 @@ impl ReadLimits {
     }
 }
 
+/// One session's rows `R` held as they arrive, against the limits; once
+/// a row takes the session over one, none of it is held any longer, and
+/// the issue says why. Every database source holds its rows in one.
+#[derive(Clone, Debug, Default)]
+pub struct Held<R> {
+    rows: R,
+    tally: Tally,
+    refused: Option<Issue>,
+}
+
+impl<R: Default> Held<R> {
+    /// Whether a row of `size` bytes is to be held: not when the session
+    /// was refused, nor when this row, named by `origin`, takes it over a
+    /// limit.
+    pub fn admits(
+        &mut self,
+        size: u64,
+        limits: &ReadLimits,
+        origin: impl FnOnce() -> Origin,
+    ) -> bool {
+        if self.refused.is_some() {
+            return false;
+        }
+        match self.tally.add(size, limits) {
+            Ok(()) => true,
+            Err(why) => {
+                self.refuse(origin(), why);
+                false
+            }
+        }
+    }
+
+    /// Refuse the session for what its row `origin` is: what it held is
+    /// let go.
+    pub fn refuse(&mut self, origin: Origin, why: String) {
+        self.refused = Some(Issue::new(origin, why));
+        self.rows = R::default();
+    }
+
+    /// The rows held so far, to add the one admitted.
+    pub fn rows_mut(&mut self) -> &mut R {
+        &mut self.rows
+    }
+
+    /// The rows the session had, held or not, up to the one refused.
+    pub fn rows_seen(&self) -> u64 {
+        self.tally.rows
+    }
+
+    /// What is held, or why the session was refused.
+    pub fn into_rows(self) -> Result<R, Issue> {
+        match self.refused {
+            Some(refused) => Err(refused),
+            None => Ok(self.rows),
+        }
+    }
+}
+
 /// One session's rows counted as they arrive, against the limits.
 #[derive(Clone, Debug, Default)]
-pub struct Tally {
+struct Tally {
     rows: u64,
     bytes: u64,
 }
 
 impl Tally {
-    /// The rows counted, held or not.
-    pub fn rows(&self) -> u64 {
-        self.rows
-    }
-
     /// Count a row of `size` bytes; why the session is refused, if this
     /// row puts it over a limit.
-    pub fn add(&mut self, size: u64, limits: &ReadLimits) -> Result<(), String> {
+    fn add(&mut self, size: u64, limits: &ReadLimits) -> Result<(), String> {
         self.rows += 1;
         self.bytes = self.bytes.saturating_add(size);
         if size > limits.row_bytes {
@@ -169,6 +223,24 @@ mod tests {
             why.contains("row number 4") && why.contains("sessionRows"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_refused_session_lets_go_of_what_it_held_and_holds_nothing_more() {
+        let origin = |n: u32| Origin::Row {
+            source: "db".into(),
+            event_id: format!("row {n}"),
+        };
+        let mut held: Held<Vec<u32>> = Held::default();
+        for n in 1..=3 {
+            assert!(held.admits(8, &small(), || origin(n)));
+            held.rows_mut().push(n);
+        }
+        assert!(!held.admits(8, &small(), || origin(4)), "32 bytes");
+        assert!(!held.admits(1, &small(), || origin(5)), "refused for good");
+        assert_eq!(held.rows_seen(), 4);
+        let refused = held.into_rows().unwrap_err();
+        assert!(refused.to_string().contains("row 4"), "{refused}");
     }
 
     #[test]

@@ -7,10 +7,10 @@
 //! Sessions are `(app_name, user_id, id)`; the app is the source's scope and
 //! is part of every query. Connections are read-only.
 
-use super::{RawSession, SessionQuery, SessionRows, SessionSource, SessionSummary, SourceError};
-use crate::core::ingest::{Issue, KeepJson, Origin, parse_row};
+use super::{RawSession, SessionQuery, SessionSource, SessionSummary, SourceError, read_held};
+use crate::core::ingest::{KeepJson, Origin};
 use crate::core::parallel::map_in_order_beside;
-use crate::core::read_limits::{ReadLimits, Tally};
+use crate::core::read_limits::{Held, ReadLimits};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use crate::secret::Secret;
@@ -271,8 +271,7 @@ impl SessionSource for AdkDatabase {
                     .bind(&key.id)
                     .bind(i64::try_from(self.limits.row_bytes).unwrap_or(i64::MAX))
                     .fetch(&mut *tx);
-                let (mut unread, mut tally) = (Vec::new(), Tally::default());
-                let mut refused = None;
+                let mut held: Held<Vec<_>> = Held::default();
                 while let Some(row) = rows.try_next().await.map_err(|e| self.unavailable(e))? {
                     let event_id: String = row.try_get("id").map_err(|e| self.unavailable(e))?;
                     let data: Option<String> =
@@ -287,19 +286,15 @@ impl SessionSource for AdkDatabase {
                         .and_then(Self::time)
                         .map(|t| t.as_microsecond());
                     let size: Option<i64> = row.try_get("size").map_err(|e| self.unavailable(e))?;
-                    if refused.is_some() {
-                        continue;
-                    }
-                    match tally.add(size.map_or(0, i64::unsigned_abs), &self.limits) {
-                        Ok(()) => unread.push((stored, data.unwrap_or_default(), origin)),
-                        Err(why) => {
-                            refused = Some(Issue::new(&origin, why));
-                            unread = Vec::new();
-                        }
+                    if held.admits(size.map_or(0, i64::unsigned_abs), &self.limits, || {
+                        origin.clone()
+                    }) {
+                        held.rows_mut()
+                            .push((stored, data.unwrap_or_default(), origin));
                     }
                 }
                 drop(rows);
-                found.push((SessionKey::new(key.id.clone(), Some(user)), unread, refused));
+                found.push((SessionKey::new(key.id.clone(), Some(user)), held));
             }
         }
         tx.rollback().await.map_err(|e| self.unavailable(e))?;
@@ -307,22 +302,13 @@ impl SessionSource for AdkDatabase {
         // runtime's threads.
         let keep = self.keep_json;
         let (app, limits) = (self.app.clone(), self.limits);
-        Ok(map_in_order_beside(found, move |(key, unread, refused)| {
-            let mut session = SessionRows::default();
-            if let Some(refused) = refused {
-                session.add(None, Err(refused));
-            }
-            for (stored, data, origin) in unread {
-                session.add(stored, parse_row(data.as_bytes(), origin, keep, &limits));
-            }
-            RawSession {
-                key,
-                agent_id: Some(app.clone()),
-                raw: session.finish(),
-                record: Record::Events,
-                revision: None,
-                rows: None,
-            }
+        Ok(map_in_order_beside(found, move |(key, held)| RawSession {
+            key,
+            agent_id: Some(app.clone()),
+            raw: read_held(held, keep, &limits, |data: &String| Ok(data.as_bytes())),
+            record: Record::Events,
+            revision: None,
+            rows: None,
         })
         .await)
     }

@@ -37,6 +37,30 @@ macro_rules! recent {
     };
 }
 
+/// A database session's held event rows as its events, each row's JSON
+/// got by `json` (or why it cannot be); a refused session is its issue.
+pub(crate) fn read_held<R>(
+    held: Held<Vec<(Option<i64>, R, Origin)>>,
+    keep: KeepJson,
+    limits: &ReadLimits,
+    json: impl for<'r> Fn(&'r R) -> Result<&'r [u8], String>,
+) -> RawEvents {
+    let mut session = SessionRows::default();
+    match held.into_rows() {
+        Err(refused) => session.add(None, Err(refused)),
+        Ok(rows) => {
+            for (created, row, origin) in rows {
+                let parsed = match json(&row) {
+                    Ok(data) => parse_row(data, origin, keep, limits),
+                    Err(why) => Err(Issue::new(&origin, why)),
+                };
+                session.add(created, parsed);
+            }
+        }
+    }
+    session.finish()
+}
+
 /// The note on a session dated `ahead`, more than a day after the
 /// database's clock (a skewed clock, or a writer's lie): listings rank it
 /// by its other times, so that it crowds out no real session.
@@ -55,7 +79,8 @@ pub mod kagent_api;
 pub mod kagent_postgres;
 pub mod open;
 
-use crate::core::ingest::{Issue, KeepJson, Parsed, RawEvent, RawEvents};
+use crate::core::ingest::{Issue, KeepJson, Origin, Parsed, RawEvent, RawEvents, parse_row};
+use crate::core::read_limits::{Held, ReadLimits};
 use crate::core::session::{AgentRef, Session, SessionKey};
 use crate::core::task::{Protocol, Record, RecordChoice, task_events, task_origin};
 use jiff::Timestamp;

@@ -10,7 +10,7 @@ use crate::support::operator::{
     apply_suite, config, event_reasons, finished, run_now, start, wait_for,
 };
 use crate::support::postgres::TestDatabase;
-use crate::support::{assert_refused, over_each_limit};
+use crate::support::{assert_refused, over_each_limit, read_within};
 use crate::support::{control_plane, runtime};
 use crate::{Need, Test};
 use kagent_evals::core::convert::{ConvertOptions, convert};
@@ -420,23 +420,7 @@ fn over_limits() {
             expected["sessions"][&keys[0].id]["history_id"].as_str().unwrap()
         ))
         .await;
-        let read = |limits: ReadLimits| {
-            let (keys, url) = (&keys, db.url.clone());
-            async move {
-                let source = KagentPostgres::new(Secret::new(url), None, limits).unwrap();
-                source
-                    .fetch(keys, None, RecordChoice::Auto)
-                    .await
-                    .unwrap()
-                    .into_iter()
-                    .map(|s| {
-                        let issues: Vec<String> =
-                            s.raw.issues.iter().map(|i| i.to_string()).collect();
-                        (s.key.id, s.raw.events.len(), issues)
-                    })
-                    .collect::<Vec<_>>()
-            }
-        };
+        let read = |limits| read_within(&db.url, &keys, limits);
         let order = |mut read: Vec<(String, usize, Vec<String>)>| {
             read.sort_by_key(|(id, ..)| keys.iter().position(|k| k.id == *id));
             read

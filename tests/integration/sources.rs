@@ -4,7 +4,7 @@
 
 use crate::support::postgres::{SeedSession, TestDatabase};
 use crate::support::runtime;
-use crate::support::{assert_refused, over_each_limit};
+use crate::support::{assert_refused, over_each_limit, read_within};
 use crate::{Need, Test};
 use kagent_evals::core::convert::{ConvertOptions, convert};
 use kagent_evals::core::ingest::{KeepJson, read_jsonl};
@@ -413,22 +413,7 @@ fn over_limits() {
         )
         .await;
         let keys = [SessionKey::new("a", None), SessionKey::new("b", None)];
-        let read = |limits: ReadLimits| {
-            let keys = &keys;
-            let url = db.url.clone();
-            async move {
-                let source = KagentPostgres::new(Secret::new(url), None, limits).unwrap();
-                fetch(&source, keys, None)
-                    .await
-                    .into_iter()
-                    .map(|s| {
-                        let issues: Vec<String> =
-                            s.raw.issues.iter().map(|i| i.to_string()).collect();
-                        (s.key.id, s.raw.events.len(), issues)
-                    })
-                    .collect::<Vec<_>>()
-            }
-        };
+        let read = |limits| read_within(&db.url, &keys, limits);
         let whole = read(ReadLimits::default()).await;
         assert_eq!(
             whole,

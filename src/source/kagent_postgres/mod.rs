@@ -170,6 +170,22 @@ fn line_of(tables: &[&str]) -> Result<Line, Unfit> {
     }
 }
 
+/// Keys as either line's fetch binds them: the ids and users of `(id,
+/// user)` pairs, and the ids asked for any user.
+fn key_lists(keys: &[SessionKey]) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let (mut pair_ids, mut pair_users, mut any_user) = (Vec::new(), Vec::new(), Vec::new());
+    for key in keys {
+        match &key.user_id {
+            Some(user) => {
+                pair_ids.push(key.id.clone());
+                pair_users.push(user.clone());
+            }
+            None => any_user.push(key.id.clone()),
+        }
+    }
+    (pair_ids, pair_users, any_user)
+}
+
 /// The newest goose migration applied in `schema`, which has goose's
 /// table and needs no quoting (it was searched or named as a
 /// [`NameKind::SqlSchema`]).

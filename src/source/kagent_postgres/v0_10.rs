@@ -2,15 +2,15 @@
 //! records of a session with no events (an agent on a runtime other than
 //! ADK), in a second query of the same transaction.
 
-use super::KagentPostgres;
-use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents, parse_row};
+use super::{KagentPostgres, key_lists};
+use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents};
 use crate::core::parallel::spawn_beside;
-use crate::core::read_limits::{ReadLimits, Tally};
+use crate::core::read_limits::{Held, ReadLimits};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::{Record, RecordChoice};
 use crate::source::{
-    RawSession, SessionQuery, SessionRows, SessionSummary, SourceError, StoredTask, TaskData,
-    ahead_of_the_clock,
+    RawSession, SessionQuery, SessionSummary, SourceError, StoredTask, TaskData,
+    ahead_of_the_clock, read_held,
 };
 use futures::TryStreamExt;
 use sqlx::Row;
@@ -86,64 +86,26 @@ SELECT k.id AS session_id, k.user_id, t.id, octet_length(t.data)::int8 AS size,
    AND (to_jsonb(t)->>'user_id' IS NULL OR to_jsonb(t)->>'user_id' = k.user_id)
  ORDER BY k.id, k.user_id, t.created_at NULLS FIRST, t.id";
 
-/// One session's event rows as they came; or, once a row put it over a
-/// limit, none and why.
-#[derive(Default)]
-struct Held {
-    rows: Vec<(Option<i64>, PgRow, Origin)>,
-    tally: Tally,
-    refused: Option<Issue>,
-}
+/// One session's event rows as they came.
+type EventRows = Held<Vec<(Option<i64>, PgRow, Origin)>>;
 
-impl Held {
-    /// How many rows the session had, and its events, read on another
-    /// core from now on.
-    fn read(
-        self,
-        keep: KeepJson,
-        limits: ReadLimits,
-    ) -> (usize, impl Future<Output = RawEvents> + use<>) {
-        let count = usize::try_from(self.tally.rows()).unwrap_or(usize::MAX);
-        let read = spawn_beside(move || {
-            let mut session = SessionRows::default();
-            if let Some(refused) = self.refused {
-                session.add(None, Err(refused));
-            }
-            for (created, row, origin) in self.rows {
-                // The text column's bytes as they came, not copied into a
-                // String: the reader checks they are UTF-8 as it parses.
-                let parsed = match row.try_get_unchecked::<&[u8], _>("data") {
-                    Ok(data) => parse_row(data, origin, keep, &limits),
-                    Err(e) => Err(Issue::new(&origin, format!("the row cannot be read: {e}"))),
-                };
-                session.add(created, parsed);
-            }
-            session.finish()
-        });
-        (count, read)
-    }
-
-    /// Keep `row` of `size` bytes, unless the session is, or this row
-    /// takes it, over a limit (and then nothing of it is kept any longer).
-    fn hold(
-        &mut self,
-        created: Option<i64>,
-        row: PgRow,
-        origin: Origin,
-        size: Option<i64>,
-        limits: &ReadLimits,
-    ) {
-        if self.refused.is_some() {
-            return;
-        }
-        match self.tally.add(size.map_or(0, i64::unsigned_abs), limits) {
-            Ok(()) => self.rows.push((created, row, origin)),
-            Err(why) => {
-                self.refused = Some(Issue::new(&origin, why));
-                self.rows = Vec::new();
-            }
-        }
-    }
+/// How many rows the session had, and its events, read on another core
+/// from now on.
+fn read_events(
+    held: EventRows,
+    keep: KeepJson,
+    limits: ReadLimits,
+) -> (usize, impl Future<Output = RawEvents>) {
+    let count = usize::try_from(held.rows_seen()).unwrap_or(usize::MAX);
+    let read = spawn_beside(move || {
+        // The text column's bytes as they came, not copied into a String:
+        // the reader checks they are UTF-8 as it parses.
+        read_held(held, keep, &limits, |row: &PgRow| {
+            row.try_get_unchecked::<&[u8], _>("data")
+                .map_err(|e| format!("the row cannot be read: {e}"))
+        })
+    });
+    (count, read)
 }
 
 /// The sessions a query selects, most recent first.
@@ -189,16 +151,7 @@ pub(super) async fn fetch(
     agent: Option<&AgentRef>,
     record: RecordChoice,
 ) -> Result<Vec<RawSession>, SourceError> {
-    let (mut pair_ids, mut pair_users, mut any_user) = (Vec::new(), Vec::new(), Vec::new());
-    for key in keys {
-        match &key.user_id {
-            Some(user) => {
-                pair_ids.push(key.id.clone());
-                pair_users.push(user.clone());
-            }
-            None => any_user.push(key.id.clone()),
-        }
-    }
+    let (pair_ids, pair_users, any_user) = key_lists(keys);
     let (mut sessions, ahead): (Vec<RawSession>, Vec<Option<String>>) = sqlx::query(FETCH_SESSIONS)
         .bind(&pair_ids)
         .bind(&pair_users)
@@ -229,7 +182,7 @@ pub(super) async fn fetch(
     let name = source.name();
     let (keep, limits) = (source.keep_json, source.limits);
     let (mut reads, mut rows) = (Vec::with_capacity(sessions.len()), Vec::new());
-    let mut filling = Held::default();
+    let mut filling = EventRows::default();
     {
         let ids: Vec<&str> = sessions.iter().map(|s| s.key.id.as_str()).collect();
         let users: Vec<Option<&str>> = sessions.iter().map(|s| s.key.user_id.as_deref()).collect();
@@ -253,7 +206,7 @@ pub(super) async fn fetch(
                     ),
                 })?;
             while reads.len() < at {
-                let (count, read) = std::mem::take(&mut filling).read(keep, limits);
+                let (count, read) = read_events(std::mem::take(&mut filling), keep, limits);
                 rows.push(count);
                 reads.push(read);
             }
@@ -264,11 +217,15 @@ pub(super) async fn fetch(
                 event_id,
             };
             let size: Option<i64> = row.try_get("size").map_err(|e| source.unavailable(e))?;
-            filling.hold(created, row, origin, size, &limits);
+            if filling.admits(size.map_or(0, i64::unsigned_abs), &limits, || {
+                origin.clone()
+            }) {
+                filling.rows_mut().push((created, row, origin));
+            }
         }
     }
     while reads.len() < sessions.len() {
-        let (count, read) = std::mem::take(&mut filling).read(keep, limits);
+        let (count, read) = read_events(std::mem::take(&mut filling), keep, limits);
         rows.push(count);
         reads.push(read);
     }
@@ -330,9 +287,8 @@ impl KagentPostgres {
             .fetch_all(&mut **tx)
             .await
             .map_err(|e| self.unavailable(e))?;
-        let mut tasks: Vec<Result<Vec<StoredTask>, Issue>> =
-            wanted.iter().map(|_| Ok(Vec::new())).collect();
-        let mut tallies: Vec<Tally> = wanted.iter().map(|_| Tally::default()).collect();
+        let mut tasks: Vec<Held<Vec<StoredTask>>> =
+            wanted.iter().map(|_| Held::default()).collect();
         for row in rows {
             let get = |column: &str| -> Result<Option<String>, SourceError> {
                 row.try_get(column).map_err(|e| self.unavailable(e))
@@ -343,28 +299,28 @@ impl KagentPostgres {
             }) else {
                 continue;
             };
-            let Ok(held) = &mut tasks[slot] else { continue };
             let task = get("id")?.unwrap_or_default();
             let size: Option<i64> = row.try_get("size").map_err(|e| self.unavailable(e))?;
-            let data = get("data")?.unwrap_or_default();
-            let within = tallies[slot]
-                .add(size.map_or(0, i64::unsigned_abs), &self.limits)
-                .and_then(|()| self.limits.check_json(data.as_bytes()));
-            if let Err(why) = within {
-                let origin = Origin::Row {
-                    source: self.name(),
-                    event_id: format!("task {task}"),
-                };
-                tasks[slot] = Err(Issue::new(origin, why));
+            let origin = || Origin::Row {
+                source: self.name(),
+                event_id: format!("task {task}"),
+            };
+            let held = &mut tasks[slot];
+            if !held.admits(size.map_or(0, i64::unsigned_abs), &self.limits, origin) {
                 continue;
             }
-            held.push(StoredTask {
+            let data = get("data")?.unwrap_or_default();
+            if let Err(why) = self.limits.check_json(data.as_bytes()) {
+                held.refuse(origin(), why);
+                continue;
+            }
+            held.rows_mut().push(StoredTask {
                 id: task,
                 data: TaskData::Text(data),
                 protocol: get("protocol_version")?,
             });
         }
-        for (slot, found) in tasks.into_iter().enumerate() {
+        for (slot, found) in tasks.into_iter().map(Held::into_rows).enumerate() {
             // With no task either, the session keeps its (empty) events.
             if found.as_ref().is_ok_and(Vec::is_empty) && record != RecordChoice::Tasks {
                 continue;

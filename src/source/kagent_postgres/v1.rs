@@ -13,13 +13,13 @@
 //! the Session's latest task time. A row whose bytes do not decode is an
 //! issue naming the table, the row and where, and the Session fails closed.
 
-use super::{Generation, KagentPostgres};
+use super::{Generation, KagentPostgres, key_lists};
 use crate::core::a2a_v1::fixture;
 use crate::core::a2a_v1::json::{self, Losses};
 use crate::core::a2a_v1::timeline::{self, EventRow, TaskRow};
 use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents};
 use crate::core::parallel::spawn_beside;
-use crate::core::read_limits::{ReadLimits, Tally};
+use crate::core::read_limits::{Held, ReadLimits};
 use crate::core::session::{AgentRef, SessionKey};
 use crate::core::task::Record;
 use crate::source::{RawSession, SessionQuery, SessionSummary, SourceError, ahead_of_the_clock};
@@ -191,16 +191,7 @@ pub async fn fetch(
     keys: &[SessionKey],
     agent: Option<&AgentRef>,
 ) -> Result<Vec<RawSession>, SourceError> {
-    let (mut pair_ids, mut pair_users, mut any_user) = (Vec::new(), Vec::new(), Vec::new());
-    for key in keys {
-        match &key.user_id {
-            Some(user) => {
-                pair_ids.push(key.id.clone());
-                pair_users.push(user.clone());
-            }
-            None => any_user.push(key.id.clone()),
-        }
-    }
+    let (pair_ids, pair_users, any_user) = key_lists(keys);
     // A Session id is a UUID; an id that is not one names no Session.
     let ids: Vec<uuid::Uuid> = keys
         .iter()
@@ -242,7 +233,7 @@ pub async fn fetch(
     // Rows over the limit come as their size alone.
     let row_bytes = i64::try_from(source.limits.row_bytes).unwrap_or(i64::MAX);
     let (name, keep, limits) = (source.name(), source.keep_json, source.limits);
-    let mut rows: Vec<SessionBytes> = listed.iter().map(|_| SessionBytes::default()).collect();
+    let mut rows: Vec<Held<SessionBytes>> = listed.iter().map(|_| Held::default()).collect();
     // The row's Session: rows come in the order of the Sessions' places,
     // which count from one, and none before `from`.
     let slot = |row: &PgRow, from: usize| -> Result<usize, SourceError> {
@@ -264,10 +255,15 @@ pub async fn fetch(
         while let Some(row) = stream.try_next().await.map_err(|e| source.unavailable(e))? {
             let at = slot(&row, 0)?;
             let id: String = row.try_get("id").map_err(|e| source.unavailable(e))?;
-            if !rows[at].holds(&row, || format!("session_task row {id}"), source)? {
+            if !admits(
+                &mut rows[at],
+                &row,
+                || format!("session_task row {id}"),
+                source,
+            )? {
                 continue;
             }
-            rows[at].tasks.push(BytesRow {
+            rows[at].rows_mut().tasks.push(BytesRow {
                 id,
                 message_id: None,
                 sequence: 0,
@@ -279,7 +275,7 @@ pub async fn fetch(
     // Each Session is read once its last event row is in, on another core,
     // while the next one's arrive: its events are held only until then.
     let mut reads = Vec::with_capacity(listed.len());
-    let read_next = |rows: &mut Vec<SessionBytes>, reads: &mut Vec<_>| {
+    let read_next = |rows: &mut Vec<Held<SessionBytes>>, reads: &mut Vec<_>| {
         let (name, session) = (name.clone(), std::mem::take(&mut rows[reads.len()]));
         reads.push(spawn_beside(move || {
             read_session(session, &name, keep, &limits)
@@ -296,14 +292,15 @@ pub async fn fetch(
                 read_next(&mut rows, &mut reads);
             }
             let sequence: i64 = row.try_get("sequence").map_err(|e| source.unavailable(e))?;
-            if !rows[at].holds(
+            if !admits(
+                &mut rows[at],
                 &row,
                 || format!("session_task_event row {sequence}"),
                 source,
             )? {
                 continue;
             }
-            rows[at].events.push(BytesRow {
+            rows[at].rows_mut().events.push(BytesRow {
                 id: row.try_get("task_id").map_err(|e| source.unavailable(e))?,
                 message_id: row
                     .try_get("message_id")
@@ -348,44 +345,29 @@ pub async fn fetch(
         .collect())
 }
 
-/// One Session's rows as they came: the bytes of each; or, once a row put
-/// it over a limit, none and why.
+/// One Session's rows as they came: the bytes of each.
 #[derive(Default)]
 pub struct SessionBytes {
     pub tasks: Vec<BytesRow>,
     pub events: Vec<BytesRow>,
-    tally: Tally,
-    refused: Option<Issue>,
 }
 
-impl SessionBytes {
-    /// Whether `row`, named by `what`, is to be held: not when the Session
-    /// was refused, or this row takes it over a limit (and then nothing of
-    /// it is held any longer).
-    fn holds(
-        &mut self,
-        row: &PgRow,
-        what: impl FnOnce() -> String,
-        source: &KagentPostgres,
-    ) -> Result<bool, SourceError> {
-        if self.refused.is_some() {
-            return Ok(false);
-        }
-        let size: Option<i64> = row.try_get("size").map_err(|e| source.unavailable(e))?;
-        let size = size.map_or(0, |s| s.unsigned_abs());
-        match self.tally.add(size, &source.limits) {
-            Ok(()) => Ok(true),
-            Err(why) => {
-                let origin = Origin::Row {
-                    source: source.name(),
-                    event_id: what(),
-                };
-                self.refused = Some(Issue::new(origin, why));
-                (self.tasks, self.events) = (Vec::new(), Vec::new());
-                Ok(false)
+/// Whether `row`, named by `what`, is to be held in `held`, by its size.
+fn admits(
+    held: &mut Held<SessionBytes>,
+    row: &PgRow,
+    what: impl FnOnce() -> String,
+    source: &KagentPostgres,
+) -> Result<bool, SourceError> {
+    let size: Option<i64> = row.try_get("size").map_err(|e| source.unavailable(e))?;
+    Ok(
+        held.admits(size.map_or(0, i64::unsigned_abs), &source.limits, || {
+            Origin::Row {
+                source: source.name(),
+                event_id: what(),
             }
-        }
-    }
+        }),
+    )
 }
 
 /// A held row's bytes (none for a NULL `data`).
@@ -409,16 +391,19 @@ pub struct BytesRow {
 /// does not decode is an issue naming it. With `keep`, the decoded rows
 /// too, as fixture lines.
 pub fn read_session(
-    rows: SessionBytes,
+    rows: Held<SessionBytes>,
     source: &Arc<str>,
     keep: KeepJson,
     limits: &ReadLimits,
 ) -> (RawEvents, Option<Vec<serde_json::Value>>) {
     let mut raw = RawEvents::default();
-    if let Some(refused) = rows.refused {
-        raw.issues.push(refused);
-        return (raw, None);
-    }
+    let rows = match rows.into_rows() {
+        Ok(rows) => rows,
+        Err(refused) => {
+            raw.issues.push(refused);
+            return (raw, None);
+        }
+    };
     let mut losses = Losses::default();
     let origin = |what: String| Origin::Row {
         source: source.clone(),

@@ -185,6 +185,32 @@ pub fn over_each_limit() -> [(kagent_evals::core::read_limits::ReadLimits, &'sta
     ]
 }
 
+/// The sessions of `keys` in the kagent database at `url`, read under
+/// `limits`: each one's id, its events and its issues.
+pub async fn read_within(
+    url: &str,
+    keys: &[kagent_evals::core::session::SessionKey],
+    limits: kagent_evals::core::read_limits::ReadLimits,
+) -> Vec<(String, usize, Vec<String>)> {
+    use kagent_evals::source::SessionSource;
+    let source = kagent_evals::source::kagent_postgres::KagentPostgres::new(
+        kagent_evals::secret::Secret::new(url.to_string()),
+        None,
+        limits,
+    )
+    .unwrap();
+    source
+        .fetch(keys, None, kagent_evals::core::task::RecordChoice::Auto)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| {
+            let issues = s.raw.issues.iter().map(|i| i.to_string()).collect();
+            (s.key.id, s.raw.events.len(), issues)
+        })
+        .collect()
+}
+
 /// Sessions as read (id, events, issues): none of each read, and each
 /// refused with an issue that says `says`.
 pub fn assert_refused(read: &[(String, usize, Vec<String>)], says: &str) {
