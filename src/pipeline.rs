@@ -4,7 +4,7 @@
 //! in memory at a time: two being fetched, one waiting, one being scored.
 //! The command line and the run reconciler both go this one way.
 
-use crate::a2a::{A2aClient, AgentUnavailable, ProbeEnd, ProbeError};
+use crate::a2a::{A2aClient, AgentUnavailable, ProbeEnd, ProbeError, ProbeRun};
 use crate::core::ingest::Issue;
 use crate::core::judge::budget::Budgeted;
 use crate::core::judge::{Judge, JudgeError, JudgeUsage};
@@ -13,7 +13,7 @@ use crate::core::session::{Session, SessionKey};
 use crate::core::suite::compile::{CompiledSuite, Probe, Selector, Turns};
 use crate::core::suite::report::{Report, SimulatedConversation};
 use crate::core::suite::scoring::ReportBuilder;
-use crate::core::suite::spec::A2aProtocol;
+use crate::core::suite::spec::{A2aProtocol, ProbeReadFrom};
 use crate::core::task::Record;
 use crate::http_client::Retry;
 use crate::openai_judge::OpenAiJudge;
@@ -24,6 +24,7 @@ use futures::{SinkExt, StreamExt, TryStreamExt};
 use jiff::Timestamp;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What one suite run reads, asks and probes, opened from its resolution.
@@ -55,7 +56,13 @@ pub fn open(resolution: &Resolution) -> Result<Opened, OpenError> {
     let agent = resolution
         .agent_endpoint
         .as_ref()
-        .map(|endpoint| A2aClient::new(&endpoint.url, endpoint.protocol.clone()))
+        .map(|endpoint| {
+            A2aClient::new(
+                &endpoint.url,
+                endpoint.protocol.clone(),
+                resolution.read_limits,
+            )
+        })
         .transpose()
         .map_err(OpenError::Agent)?;
     Ok(Opened {
@@ -119,9 +126,10 @@ pub enum RunError {
     Judge(#[from] JudgeError),
     #[error(transparent)]
     Agent(#[from] AgentUnavailable),
-    /// Probe cases, and no A2A endpoint to send them to.
+    /// Probe cases that cannot be run as the suite asks: no A2A endpoint
+    /// to send them to, or an Agent whose tasks cannot be read as asked.
     #[error("{0}")]
-    NoAgentEndpoint(String),
+    CannotProbe(String),
 }
 
 impl From<ProbeError> for RunError {
@@ -344,12 +352,20 @@ async fn run_probes(
     }
     let Some(agent) = agent else {
         let (_, case, _) = suite.probe_cases().next().expect("planned above");
-        return Err(RunError::NoAgentEndpoint(format!(
+        return Err(RunError::CannotProbe(format!(
             "case {} probes the Agent, and no A2A endpoint is known (pass --a2a-url)",
             case.name
         )));
     };
-    run.probed_with(agent.protocol().await?.describe());
+    let negotiated = agent.protocol().await?;
+    if suite.probes_read_from() == ProbeReadFrom::Agent && negotiated.protocol != A2aProtocol::V1_0
+    {
+        return Err(RunError::CannotProbe(format!(
+            "probes.readFrom: agent reads each conversation from the Agent's A2A 1.0 tasks, and the Agent is spoken to in {}: read its sessions from a source instead (probes.readFrom: source)",
+            negotiated.describe()
+        )));
+    }
+    run.probed_with(negotiated.describe());
     let concurrency = suite.probes.map_or(1, |l| l.concurrency as usize);
     // Collected first, so the stream holds futures and not a closure, which
     // the compiler cannot prove `Send` for every lifetime in the controller.
@@ -422,6 +438,20 @@ async fn probe_attempt(
     resumed: bool,
 ) -> Result<Attempted, RunError> {
     let protocol = agent.protocol().await?.protocol;
+    let read_from = suite.probes_read_from();
+    if resumed && read_from == ProbeReadFrom::Agent {
+        return Ok(Attempted {
+            index,
+            context: attempt,
+            user: probe.user_id.clone(),
+            outcome: ProbeAttempt::NotScored {
+                why: "not sent again after the run was taken over: its earlier execution may have sent it, and an Agent that is not kagent is not known to recognise a message sent again".into(),
+                failed: false,
+            },
+            simulated: None,
+            simulator_usage: JudgeUsage::default(),
+        });
+    }
     if resumed
         && protocol == A2aProtocol::V0_3
         && let Some(mut session) = sent_before(suite, source, &attempt, &probe.user_id).await?
@@ -441,9 +471,9 @@ async fn probe_attempt(
     }
     // The witness: from the first message sent to the last answer settled.
     let started = tokio::time::Instant::now();
-    let ran = agent.run(probe, &attempt, simulator).await?;
+    let mut ran = agent.run(probe, &attempt, simulator).await?;
     let witnessed = started.elapsed().as_secs_f64();
-    let outcome = match (ran.end, &ran.context) {
+    let outcome = match (std::mem::take(&mut ran.end), &ran.context) {
         (ProbeEnd::Failed(why), _) => ProbeAttempt::NotScored { why, failed: true },
         (ProbeEnd::Refused(why), _) => ProbeAttempt::NotScored { why, failed: false },
         (ProbeEnd::Completed, None) => ProbeAttempt::NotScored {
@@ -452,7 +482,13 @@ async fn probe_attempt(
             failed: false,
         },
         (ProbeEnd::Completed, Some(context)) => {
-            match probe_session(suite, source, context, &probe.user_id).await? {
+            let read = match read_from {
+                ProbeReadFrom::Source => {
+                    probe_session(suite, source, context, &probe.user_id).await?
+                }
+                ProbeReadFrom::Agent => agent_session(agent, &ran, context, &probe.user_id).await?,
+            };
+            match read {
                 Ok(session) => ProbeAttempt::Session(session, Some(witnessed)),
                 Err(why) => ProbeAttempt::NotScored { why, failed: false },
             }
@@ -490,6 +526,33 @@ async fn sent_before(
         .into_iter()
         .next()
         .map(|raw| Box::new(raw.normalise())))
+}
+
+/// The conversation a probe run held, as the Agent keeps its tasks; or
+/// why there is none to score (never an empty one).
+async fn agent_session(
+    agent: &A2aClient,
+    ran: &ProbeRun,
+    context: &str,
+    user: &str,
+) -> Result<Result<Box<Session>, String>, RunError> {
+    if let Some(turn) = ran.untasked_turns.first() {
+        return Ok(Err(format!(
+            "the Agent answered turn {turn} with no task to read back (a message, or a task without an id), so the conversation cannot be read from it"
+        )));
+    }
+    if ran.tasks.is_empty() {
+        return Ok(Err("the Agent's answers named no task to read back".into()));
+    }
+    let tasks = match agent.read_tasks(user, &ran.tasks, context).await? {
+        Ok(tasks) => tasks,
+        Err(why) => return Ok(Err(why)),
+    };
+    let source: Arc<str> = format!("the Agent's tasks at {}", agent.url()).into();
+    let key = SessionKey::new(context, Some(user.to_string()));
+    let tasks = ran.tasks.iter().cloned().zip(tasks).collect();
+    let raw = RawSession::from_agent_tasks(key, tasks, &source);
+    Ok(Ok(Box::new(raw.normalise())))
 }
 
 /// The session a probe run made, read back by its context id: the probe

@@ -60,11 +60,28 @@ struct Run {
 }
 
 fn run(agent: &LiveAgent, suite: &str, a2a_url: &str) -> Run {
+    run_cli(
+        &[
+            suite,
+            "--include-trajectories",
+            "--a2a-url",
+            a2a_url,
+            "--api-url",
+            &agent.controller_url,
+        ],
+        &[("KAGENT_EVALS_API_TOKEN", "cli-api-token")],
+    )
+}
+
+/// `kagent-evals run ARGS --format json` with `env`, and no database URL
+/// from the environment.
+fn run_cli(args: &[&str], env: &[(&str, &str)]) -> Run {
     let output = Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
-        .args(["run", suite, "--format", "json", "--include-trajectories"])
-        .args(["--a2a-url", a2a_url, "--api-url", &agent.controller_url])
+        .arg("run")
+        .args(args)
+        .args(["--format", "json"])
         .env_remove("KAGENT_EVALS_DATABASE_URL")
-        .env("KAGENT_EVALS_API_TOKEN", "cli-api-token")
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     Run {
@@ -442,6 +459,31 @@ mod hostile {
                 "data": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "KAGENT_SEND_NOT_ACCEPTED",
                           "domain": "kagent.dev", "metadata": {"retryAfterMs": "100"}}]}})),
             "busy twice" => json(completed(&context, "TASK_STATE_COMPLETED", true)),
+            // Answers kept as tasks that cannot be read back as the probe's.
+            "moves its task" | "bulky task" if request["method"] == "GetTask" => {
+                let mut task = completed(
+                    &json!("opened-by-the-agent"),
+                    "TASK_STATE_COMPLETED",
+                    true,
+                )["result"]["task"]
+                    .take();
+                if mode.name == "moves its task" {
+                    task["contextId"] = json!("someone-else");
+                } else {
+                    task["history"] = json!(vec![
+                        json!({"role": "ROLE_USER", "parts": [{"text": "x"}]});
+                        200
+                    ]);
+                }
+                json(json!({"jsonrpc": "2.0", "id": "1", "result": task}))
+            }
+            "moves its task" | "bulky task" => {
+                json(completed(&context, "TASK_STATE_COMPLETED", true))
+            }
+            "answers a message" => {
+                json(json!({"jsonrpc": "2.0", "id": "1", "result": {"message": {
+                "messageId": "m1", "contextId": context, "role": "ROLE_AGENT", "parts": [{"text": "Sunny."}]}}}))
+            }
             // A2A's own -32004, UnsupportedOperation: no invitation to resend.
             "unsupported" => json(json!({"jsonrpc": "2.0", "id": "1", "error": {
                 "code": -32004, "message": "this operation is not supported"}})),
@@ -510,17 +552,19 @@ fn a_misbehaving_agent_is_named_and_never_scored() {
         "/examples/weather/sessions/weather-grounded.jsonl"
     );
     let run = |agent: &str, protocol: &str| {
-        let output = Command::new(env!("CARGO_BIN_EXE_kagent-evals"))
-            .args(["run", &file, "--format", "json", "--fixture", fixture])
-            .args(["--a2a-url", agent, "--a2a-protocol", protocol])
-            .output()
-            .unwrap();
-        let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
-        (
-            output.status.code(),
-            report,
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
+        let run = run_cli(
+            &[
+                &file,
+                "--fixture",
+                fixture,
+                "--a2a-url",
+                agent,
+                "--a2a-protocol",
+                protocol,
+            ],
+            &[],
+        );
+        (run.code, run.report, run.stderr)
     };
 
     let old = hostile::start("0.3 body", None);
@@ -612,6 +656,75 @@ fn a_misbehaving_agent_is_named_and_never_scored() {
     );
 }
 
+/// With `probes.readFrom: agent`, a run whose conversation cannot be read
+/// back from the Agent's tasks is never scored, and says why: an answer
+/// that is a message (no task to read), a task that moved to another
+/// conversation, a task over the read limits.
+#[test]
+fn a_conversation_that_cannot_be_read_from_the_agent_is_never_scored() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("from-agent.yaml");
+    let body = json!({
+        "apiVersion": "evals.kagent.dev/v1alpha1",
+        "kind": "EvalSuite",
+        "metadata": {"name": "from-agent"},
+        "spec": {"probes": {"enabled": true, "readFrom": "agent"}, "cases": [{
+            "name": "asks",
+            "probe": {"input": "What is the weather in London?", "userId": "probe-a"},
+            "evaluators": [{"name": "safe", "type": "safety", "safety": {"forbidden": ["delete_file"]}}]
+        }]}
+    });
+    std::fs::write(&file, body.to_string()).unwrap();
+    let run = |agent: &str| {
+        let run = run_cli(
+            &[
+                file.to_str().unwrap(),
+                "--a2a-url",
+                agent,
+                "--a2a-protocol",
+                "1.0",
+                "--max-row-elements",
+                "100",
+            ],
+            &[],
+        );
+        (run.code, run.report, run.stderr)
+    };
+    let not_scored = |report: &Value| -> String {
+        let session = &report["cases"][0]["sessions"][0];
+        assert!(
+            session["evaluations"].as_array().is_none_or(Vec::is_empty),
+            "{report}"
+        );
+        session["error"].as_str().unwrap_or_default().to_string()
+    };
+
+    let message = hostile::start("answers a message", None);
+    let (code, report, stderr) = run(&message.url);
+    assert_eq!(code, Some(2), "{report} {stderr}");
+    assert!(
+        not_scored(&report).contains("answered turn 1 with no task to read back"),
+        "{report}"
+    );
+
+    let moved = hostile::start("moves its task", None);
+    let (code, report, stderr) = run(&moved.url);
+    assert_eq!(code, Some(2), "{report} {stderr}");
+    assert!(
+        not_scored(&report)
+            .contains("task t1 is in conversation someone-else, not opened-by-the-agent"),
+        "{report}"
+    );
+
+    let bulky = hostile::start("bulky task", None);
+    let (code, _, stderr) = run(&bulky.url);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("GetTask with an answer that holds more than 100 elements"),
+        "{stderr}"
+    );
+}
+
 /// A run taken over after its controller stopped sends nothing new: its
 /// probe ids derive from the run, so an A2A 0.3 conversation the earlier
 /// execution made is read back, not sent again, and an A2A 1.0 message is
@@ -621,6 +734,7 @@ fn a_run_taken_over_sends_no_new_probe() {
     use kagent_evals::a2a::{A2aClient, ProtocolChoice};
     use kagent_evals::core::formats::load::load_compiled;
     use kagent_evals::core::judge::NoJudge;
+    use kagent_evals::core::read_limits::ReadLimits;
     use kagent_evals::core::suite::spec::A2aProtocol;
     use kagent_evals::pipeline::{ProbeIds, run_suite};
     use kagent_evals::source::fixture::FixtureSource;
@@ -655,6 +769,7 @@ spec:
                 protocol,
                 by: "the test".into(),
             },
+            ReadLimits::default(),
         )
         .unwrap();
         runtime

@@ -15,6 +15,7 @@ pub mod dialect;
 
 use crate::core::judge::simulate::{self, Exchange, Next, Speaker};
 use crate::core::judge::{Judge, JudgeError, JudgeUsage};
+use crate::core::read_limits::ReadLimits;
 use crate::core::suite::compile::{Probe, Turns};
 use crate::core::suite::spec::{A2aProtocol, Approvals};
 use crate::http_client::{self, HttpError, Retry};
@@ -46,6 +47,12 @@ pub struct ProbeRun {
     /// named (A2A 0.3), or the Session kagent 1.0 opened for its first
     /// message; `None` when no answer named one.
     pub context: Option<String>,
+    /// The tasks the Agent answered the run's turns in, in order, each
+    /// once (a continuation stays in its task).
+    pub tasks: Vec<String>,
+    /// Turns answered with no task to read back: a bare message, or a
+    /// task without an id.
+    pub untasked_turns: Vec<usize>,
     pub transcript: Vec<Exchange>,
     pub ended: Option<String>,
     pub usage: JudgeUsage,
@@ -100,6 +107,8 @@ pub struct A2aClient {
     client: reqwest::Client,
     choice: ProtocolChoice,
     negotiated: tokio::sync::OnceCell<Negotiated>,
+    /// An answer holding more elements than a row may is not decoded.
+    limits: ReadLimits,
 }
 
 /// Pause between polls of a task that is still working.
@@ -133,7 +142,7 @@ enum CallError {
 }
 
 impl A2aClient {
-    pub fn new(url: &str, choice: ProtocolChoice) -> Result<Self, String> {
+    pub fn new(url: &str, choice: ProtocolChoice, limits: ReadLimits) -> Result<Self, String> {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(format!("the A2A URL {url} is not an http(s) URL"));
         }
@@ -145,6 +154,7 @@ impl A2aClient {
             client,
             choice,
             negotiated: tokio::sync::OnceCell::new(),
+            limits,
         })
     }
 
@@ -270,9 +280,17 @@ impl A2aClient {
                     return Ok(refused);
                 }
                 let task = match answer {
-                    Answer::Message { reply, .. } => break reply,
+                    Answer::Message { reply, .. } => {
+                        run.untasked_turns.push(turn);
+                        break reply;
+                    }
                     Answer::Task(task) => self.settle(protocol, user, task, deadline).await?,
                 };
+                match &task.id {
+                    Some(id) if !run.tasks.contains(id) => run.tasks.push(id.clone()),
+                    Some(_) => {}
+                    None => run.untasked_turns.push(turn),
+                }
                 if let Some(refused) = conversation(turn, task.context.as_deref(), &mut run.context)
                 {
                     return Ok(refused);
@@ -446,20 +464,53 @@ impl A2aClient {
                 )));
             };
             tokio::time::sleep_until((Instant::now() + POLL).min(deadline)).await;
-            let result = self
-                .call(
-                    protocol,
-                    user,
-                    method,
-                    &json!({"id": id}),
-                    Retry::default().attempts,
-                )
-                .await
-                .map_err(|e| self.failed_call(protocol, method, e))?;
+            let result = self.get_task(protocol, user, json!({"id": id})).await?;
             task = dialect::read_get(protocol, &result)
                 .map_err(|e| self.unavailable(format!("{method}: {e}")))?;
         }
         Ok(task)
+    }
+
+    /// The tasks a run's turns were answered in, as the Agent keeps them,
+    /// each with its whole history (`historyLength` at its most: unset
+    /// means "no limit" in A2A 1.0 but a server's default in some 0.3
+    /// servers). A task in another conversation than `context` is refused.
+    pub async fn read_tasks(
+        &self,
+        user: &str,
+        tasks: &[String],
+        context: &str,
+    ) -> Result<Result<Vec<Value>, String>, AgentUnavailable> {
+        let protocol = self.protocol().await?.protocol;
+        let mut read = Vec::with_capacity(tasks.len());
+        for id in tasks {
+            let params = json!({"id": id, "historyLength": i32::MAX});
+            let task = self.get_task(protocol, user, params).await?;
+            let named = dialect::read_get(protocol, &task)
+                .map_err(|e| self.unavailable(format!("{}: {e}", dialect::get_method(protocol))))?
+                .context;
+            if named.as_deref() != Some(context) {
+                return Ok(Err(format!(
+                    "the Agent's task {id} is in conversation {}, not {context}, the probe's: not scored as the probe's",
+                    named.as_deref().unwrap_or("(none named)")
+                )));
+            }
+            read.push(task);
+        }
+        Ok(Ok(read))
+    }
+
+    /// One task as the Agent keeps it; safe to ask again.
+    async fn get_task(
+        &self,
+        protocol: A2aProtocol,
+        user: &str,
+        params: Value,
+    ) -> Result<Value, AgentUnavailable> {
+        let method = dialect::get_method(protocol);
+        self.call(protocol, user, method, &params, Retry::default().attempts)
+            .await
+            .map_err(|e| self.failed_call(protocol, method, e))
     }
 
     /// One JSON-RPC call; `attempts` > 1 only for calls that are safe to
@@ -503,6 +554,9 @@ impl A2aClient {
         let bytes = http_client::read_bounded(response, MAX_ANSWER_BYTES)
             .await
             .map_err(|e| unavailable(format!("answered {method}: {e}")))?;
+        self.limits
+            .check_json(&bytes)
+            .map_err(|e| unavailable(format!("answered {method} with an answer that {e}")))?;
         let answer: Value = serde_json::from_slice(&bytes)
             .map_err(|e| unavailable(format!("answered {method} with something not JSON: {e}")))?;
         if let Some(error) = answer.get("error").filter(|e| !e.is_null()) {

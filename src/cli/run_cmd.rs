@@ -9,7 +9,7 @@ use crate::core::suite::compile::{CompiledSuite, compile};
 use crate::core::suite::gate::{Baseline, apply_baseline, without_baseline};
 use crate::core::suite::loaded::{LoadedSuite, SuiteFormat};
 use crate::core::suite::report::{FORMAT_VERSION, Report};
-use crate::core::suite::spec::{A2aProtocol, ProbesSpec, SelectSpec};
+use crate::core::suite::spec::{A2aProtocol, ProbeReadFrom, ProbesSpec, SelectSpec};
 use crate::pipeline::{ProbeIds, run_suite};
 use crate::resolve::Party;
 use std::path::{Path, PathBuf};
@@ -70,6 +70,12 @@ struct ProbeArgs {
     /// Agent's card offers.
     #[arg(long, value_name = "VERSION")]
     a2a_protocol: Option<A2aProtocol>,
+    /// Where probe runs' conversations are read, over the suite's
+    /// probes.readFrom: `source`, the sessions the Agent recorded (kagent),
+    /// or `agent`, the Agent's own A2A 1.0 tasks (an agent that is not
+    /// kagent; then a suite of probes needs no source).
+    #[arg(long, value_name = "source|agent")]
+    probe_read_from: Option<ProbeReadFrom>,
     /// Runs of each case of an ADK eval file sent as probes (ADK's num_runs).
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
     probe_runs: u32,
@@ -99,6 +105,13 @@ pub async fn run(args: RunArgs) -> Result<Status, CommandError> {
                 SuiteFormat::AdkEvalSet | SuiteFormat::GoldenSet
             ) {
                 *compiled = as_probes(loaded, args.probes.probe_runs, select.as_ref())?;
+            }
+        }
+    }
+    if let Some(read_from) = args.probes.probe_read_from {
+        for (_, _, compiled) in &mut suites {
+            if let Some(probes) = &mut compiled.probes {
+                probes.read_from = read_from;
             }
         }
     }
@@ -182,6 +195,7 @@ fn as_probes(
         max_runs: total,
         concurrency: 1,
         protocol: None,
+        read_from: ProbeReadFrom::default(),
     });
     let mut compiled = compile(&loaded.name, &loaded.spec, "", "default")
         .map_err(|e| CommandError(e.to_string()))?;

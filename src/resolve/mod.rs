@@ -215,6 +215,9 @@ pub enum SourceSettings {
         url: Secret,
         app: String,
     },
+    /// No source: every case probes the Agent and reads its conversation
+    /// from the Agent (`probes.readFrom: agent`).
+    Nothing,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -277,6 +280,8 @@ pub struct Request<'a> {
     pub needs_judge: bool,
     /// Whether any case probes the Agent.
     pub needs_agent_endpoint: bool,
+    /// Whether any case is scored on sessions a source records.
+    pub needs_source: bool,
     pub defaults: &'a RunnerSettings,
     /// The suite file's folder, which its fixture paths are relative to.
     pub base: &'a Path,
@@ -288,20 +293,19 @@ pub struct Request<'a> {
 /// Decide where a run reads and asks, or why it may not.
 pub fn resolve(request: &Request<'_>) -> Result<Resolution, Refusal> {
     let mut notes = Vec::new();
+    if let (Some(cluster), Some(agent)) = (request.cluster, request.agent) {
+        tenancy::may_evaluate(
+            &cluster.namespace,
+            agent,
+            &request.policy.cross_namespace,
+            cluster.agent_spec.as_ref(),
+            cluster.namespace_labels.as_ref(),
+        )
+        .map_err(|m| refuse(RefusalReason::Forbidden, m))?;
+    }
     let source = match request.cluster {
-        Some(cluster) => {
-            if let Some(agent) = request.agent {
-                tenancy::may_evaluate(
-                    &cluster.namespace,
-                    agent,
-                    &request.policy.cross_namespace,
-                    cluster.agent_spec.as_ref(),
-                    cluster.namespace_labels.as_ref(),
-                )
-                .map_err(|m| refuse(RefusalReason::Forbidden, m))?;
-            }
-            source_in_cluster(request, cluster)?
-        }
+        _ if !request.needs_source => no_source(request, &mut notes)?,
+        Some(cluster) => source_in_cluster(request, cluster)?,
         None => source_on_command_line(request, &mut notes)?,
     };
     let judge = if request.needs_judge {
@@ -496,6 +500,33 @@ fn needs_agent<'a>(agent: Option<&'a AgentRef>, what: &str) -> Result<&'a AgentR
             RefusalReason::Forbidden,
             format!("a suite without agentRef reads only a source of its own (a Secret in its namespace), not {what}, which holds every agent's sessions"),
         )
+    })
+}
+
+/// The source of a suite that reads none: a source the suite names is
+/// refused, as it would not be read; one the runner's settings name is
+/// let be, and said so on the command line.
+fn no_source(request: &Request<'_>, notes: &mut Vec<String>) -> Result<ResolvedSource, Refusal> {
+    const WHY: &str =
+        "every case probes the Agent and reads its conversation from it (probes.readFrom: agent)";
+    if request.spec.source.is_some() {
+        return Err(refuse(
+            RefusalReason::InvalidSpec,
+            format!(
+                "spec.source is not read: {WHY}; remove it, or read the probes' sessions from it (probes.readFrom: source)"
+            ),
+        ));
+    }
+    let defaults = request.defaults;
+    let named = defaults.source.is_some() || defaults.fixture.is_some();
+    if request.cluster.is_none() && (named || defaults.implied_source().is_some()) {
+        notes.push(format!(
+            "the source the command line names is not read: {WHY}"
+        ));
+    }
+    Ok(ResolvedSource {
+        settings: SourceSettings::Nothing,
+        party: defaults.party,
     })
 }
 

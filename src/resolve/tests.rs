@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::core::suite::spec::{
-    AdkDatabaseSpec, AgentRefSpec, KagentApiSpec, KagentPostgresSpec, LocalObjectRef, ProbesSpec,
-    SourceSpec,
+    AdkDatabaseSpec, AgentRefSpec, KagentApiSpec, KagentPostgresSpec, LocalObjectRef,
+    ProbeReadFrom, ProbesSpec, SourceSpec,
 };
 use serde_json::json;
 
@@ -111,6 +111,7 @@ fn in_cluster(
         agent,
         needs_judge: spec.judge.is_some() || defaults.judge_url.is_some(),
         needs_agent_endpoint: false,
+        needs_source: true,
         defaults,
         base: Path::new("/"),
         cluster: Some(facts),
@@ -603,6 +604,7 @@ fn on_command_line(spec: &SuiteSpec, defaults: &RunnerSettings) -> Result<Resolu
         agent: None,
         needs_judge: true,
         needs_agent_endpoint: false,
+        needs_source: true,
         defaults,
         base: Path::new("suites"),
         cluster: None,
@@ -755,6 +757,7 @@ fn probes_go_to_the_agent_through_the_operators_kagent_and_on_the_command_line_t
             agent: Some(&agent),
             needs_judge: false,
             needs_agent_endpoint: true,
+            needs_source: true,
             defaults,
             base: Path::new("/"),
             cluster,
@@ -809,6 +812,7 @@ fn a_1_0_agent_is_probed_at_its_route_in_a2a_1_0_unless_told_otherwise() {
             agent: Some(&agent),
             needs_judge: false,
             needs_agent_endpoint: true,
+            needs_source: true,
             defaults,
             base: Path::new("/"),
             cluster,
@@ -834,6 +838,7 @@ fn a_1_0_agent_is_probed_at_its_route_in_a2a_1_0_unless_told_otherwise() {
         max_runs: 1,
         concurrency: 1,
         protocol: Some(A2aProtocol::V0_3),
+        read_from: ProbeReadFrom::Source,
     });
     let chosen = request(&spec, &operator, Some(&facts))
         .agent_endpoint
@@ -880,6 +885,7 @@ fn a_probe_url_never_leaves_the_agents_namespace() {
             agent: Some(&agent),
             needs_judge: false,
             needs_agent_endpoint: true,
+            needs_source: true,
             defaults: &defaults,
             base: Path::new("/"),
             cluster: Some(&facts),
@@ -906,6 +912,7 @@ fn a_probe_url_never_leaves_the_agents_namespace() {
         agent: Some(&hostile),
         needs_judge: false,
         needs_agent_endpoint: true,
+        needs_source: true,
         defaults: &defaults,
         base: Path::new("/"),
         cluster: Some(&facts),
@@ -955,4 +962,73 @@ fn read_limits_are_the_suites_with_the_command_lines_over_them_and_defaults_for_
             ..ReadLimits::default()
         }
     );
+}
+
+/// A suite whose every case probes and reads the Agent's own tasks.
+fn reading_no_source(
+    spec: &SuiteSpec,
+    agent: Option<&AgentRef>,
+    defaults: &RunnerSettings,
+    facts: Option<&ClusterFacts>,
+) -> Result<Resolution, Refusal> {
+    resolve(&Request {
+        spec,
+        agent,
+        needs_judge: false,
+        needs_agent_endpoint: false,
+        needs_source: false,
+        defaults,
+        base: Path::new("suites"),
+        cluster: facts,
+        policy: &Policy::default(),
+    })
+}
+
+#[test]
+fn a_suite_that_reads_no_source_opens_none_and_refuses_one_it_names() {
+    let on_laptop = RunnerSettings::new(Party::CommandLine);
+    let r = reading_no_source(&suite(None, None), None, &on_laptop, None).unwrap();
+    assert_eq!(r.source.settings, SourceSettings::Nothing);
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+
+    let with_database = RunnerSettings {
+        database_url: Some(Secret::new("postgres://db/kagent")),
+        ..on_laptop
+    };
+    let r = reading_no_source(&suite(None, None), None, &with_database, None).unwrap();
+    assert_eq!(r.source.settings, SourceSettings::Nothing);
+    assert!(
+        r.notes[0].contains("the source the command line names is not read"),
+        "{:?}",
+        r.notes
+    );
+
+    let named = suite(api(Some("http://kagent:8083"), None, None), None);
+    let refusal = reading_no_source(&named, None, &with_database, None).unwrap_err();
+    assert_eq!(refusal.reason, RefusalReason::InvalidSpec);
+    assert!(
+        refusal.message.starts_with("spec.source is not read"),
+        "{}",
+        refusal.message
+    );
+
+    // The operator's default database is not opened for it either; and
+    // tenancy holds all the same.
+    let r = reading_no_source(
+        &suite(None, None),
+        Some(&agent()),
+        &operator(),
+        Some(&cluster()),
+    )
+    .unwrap();
+    assert_eq!(r.source.settings, SourceSettings::Nothing);
+    let theirs: AgentRef = "team-b/weather".parse().unwrap();
+    let refusal = reading_no_source(
+        &suite(None, None),
+        Some(&theirs),
+        &operator(),
+        Some(&cluster()),
+    )
+    .unwrap_err();
+    assert_eq!(refusal.reason, RefusalReason::Forbidden);
 }

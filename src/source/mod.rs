@@ -79,6 +79,8 @@ pub mod kagent_api;
 pub mod kagent_postgres;
 pub mod open;
 
+use crate::core::a2a_v1::json;
+use crate::core::a2a_v1::timeline::{self, TaskRow};
 use crate::core::ingest::{Issue, KeepJson, Origin, Parsed, RawEvent, RawEvents, parse_row};
 use crate::core::read_limits::{Held, ReadLimits};
 use crate::core::session::{AgentRef, Session, SessionKey};
@@ -162,6 +164,37 @@ impl RawSession {
         session.record = self.record;
         session.revision = self.revision;
         session
+    }
+
+    /// A conversation as an Agent that is not kagent keeps it: its A2A
+    /// 1.0 tasks (id and `GetTask` answer, in order) read as a kagent 1.0
+    /// Session's task rows are.
+    pub fn from_agent_tasks(
+        key: SessionKey,
+        tasks: Vec<(String, Value)>,
+        source: &Arc<str>,
+    ) -> RawSession {
+        let rows: Vec<TaskRow> = tasks
+            .into_iter()
+            .map(|(id, mut task)| {
+                json::whole_numbers(&mut task);
+                TaskRow {
+                    id,
+                    task,
+                    created: None,
+                }
+            })
+            .collect();
+        let mut raw = RawEvents::default();
+        timeline::read_rows(&rows, &[], source, KeepJson::No, &mut raw);
+        RawSession {
+            key,
+            agent_id: None,
+            raw,
+            record: Record::Tasks,
+            revision: None,
+            rows: None,
+        }
     }
 
     /// Read the session from its A2A tasks, oldest first, in place of
@@ -291,6 +324,8 @@ pub enum AnySource {
     KagentPostgres(kagent_postgres::KagentPostgres),
     KagentApi(kagent_api::KagentApi),
     AdkDatabase(adk_database::AdkDatabase),
+    /// The source of a suite that reads none.
+    Nothing(NoSource),
 }
 
 macro_rules! each_source {
@@ -300,6 +335,7 @@ macro_rules! each_source {
             AnySource::KagentPostgres($s) => $body,
             AnySource::KagentApi($s) => $body,
             AnySource::AdkDatabase($s) => $body,
+            AnySource::Nothing($s) => $body,
         }
     };
 }
@@ -308,7 +344,37 @@ impl AnySource {
     /// Keep each event's JSON beside it, for showing or saving events as
     /// stored.
     pub fn keep_event_json(&mut self) {
-        each_source!(self, s => s.keep_json = KeepJson::Yes)
+        match self {
+            AnySource::Fixture(s) => s.keep_json = KeepJson::Yes,
+            AnySource::KagentPostgres(s) => s.keep_json = KeepJson::Yes,
+            AnySource::KagentApi(s) => s.keep_json = KeepJson::Yes,
+            AnySource::AdkDatabase(s) => s.keep_json = KeepJson::Yes,
+            AnySource::Nothing(_) => {}
+        }
+    }
+}
+
+/// No source: a suite whose every case probes the Agent and reads its
+/// conversation from the Agent lists and holds no session.
+#[derive(Debug)]
+pub struct NoSource;
+
+impl SessionSource for NoSource {
+    fn describe(&self) -> String {
+        "no source: the probes read the Agent's own tasks (probes.readFrom: agent)".into()
+    }
+
+    async fn list(&self, _: &SessionQuery) -> Result<Vec<SessionSummary>, SourceError> {
+        Ok(Vec::new())
+    }
+
+    async fn fetch(
+        &self,
+        _: &[SessionKey],
+        _: Option<&AgentRef>,
+        _: RecordChoice,
+    ) -> Result<Vec<RawSession>, SourceError> {
+        Ok(Vec::new())
     }
 }
 

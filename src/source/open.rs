@@ -5,7 +5,7 @@ use super::adk_database::AdkDatabase;
 use super::fixture::FixtureSource;
 use super::kagent_api::KagentApi;
 use super::kagent_postgres::KagentPostgres;
-use super::{AnySource, SourceError};
+use super::{AnySource, NoSource, SourceError};
 use crate::core::read_limits::ReadLimits;
 use crate::http_client::Retry;
 use crate::resolve::SourceSettings;
@@ -36,5 +36,6 @@ pub fn open_source(
         SourceSettings::AdkDatabase { url, app } => {
             AnySource::AdkDatabase(AdkDatabase::new(url.clone(), app.clone(), limits)?)
         }
+        SourceSettings::Nothing => AnySource::Nothing(NoSource),
     })
 }

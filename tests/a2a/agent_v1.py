@@ -441,7 +441,8 @@ class RequestLog:
                     message = (rpc.get("params") or {}).get("message") or {}
                     entry["jsonrpc"] = {"method": rpc.get("method"), "id": rpc.get("id"),
                                         "messageId": message.get("messageId"),
-                                        "contextId": message.get("contextId")}
+                                        "contextId": message.get("contextId"),
+                                        "historyLength": (rpc.get("params") or {}).get("historyLength")}
             except ValueError:
                 entry["jsonrpc"] = {"error": "invalid JSON"}
         refuse = False

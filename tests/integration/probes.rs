@@ -42,6 +42,11 @@ pub fn tests() -> Vec<Test> {
             needs: &[Need::Postgres],
             run: probes_in_a2a_1_0,
         },
+        Test {
+            name: "probes::an_a2a_agent_that_is_not_kagent_is_scored_on_its_own_tasks_with_no_source",
+            needs: &[],
+            run: probes_read_from_the_agent,
+        },
     ]
 }
 
@@ -251,7 +256,7 @@ fn probes_in_a2a_1_0() {
     ]});
     // Every send is refused twice as busy first, as kagent 1.0's gateway
     // refuses a send to a busy session.
-    let mut agent = LiveAgentV1::start_busy("team", "weather", &script, &db.url, &["1.0"], 2);
+    let mut agent = LiveAgentV1::start_busy("team", "weather", &script, Some(&db.url), &["1.0"], 2);
     let dir = tempfile::tempdir().unwrap();
     let v1 = json!({"apiVersion": "api.kagent.dev/v1alpha3", "name": "weather"});
     let url = agent.url.clone();
@@ -474,7 +479,7 @@ fn probes_in_a2a_1_0() {
 
     // A card that offers neither version.
     let other_db = runtime().block_on(empty_v1_database());
-    let future = LiveAgentV1::start("team", "weather", &script, &other_db.url, &["2.0"]);
+    let future = LiveAgentV1::start("team", "weather", &script, Some(&other_db.url), &["2.0"]);
     let (code, _, stderr) = run_cli(&[
         &by_card,
         "--a2a-url",
@@ -498,10 +503,129 @@ fn probes_in_a2a_1_0() {
     );
 }
 
+/// An A2A agent that is not kagent (a2a-sdk 1.3.0's server, no kagent
+/// table anywhere) probed with `probes.readFrom: agent` and no source:
+/// each run's conversation is its tasks, read back with GetTask and their
+/// whole history, and converted as kagent 1.0's are: a pass, the tool
+/// skipped, a conversation of two turns in two tasks; the same agent
+/// spoken to in A2A 0.3 is refused (its tasks are not 1.0's); a suite that
+/// also names a session needs a source.
+fn probes_read_from_the_agent() {
+    let script = json!({"model": "scripted-model", "conversations": [
+        {"match": "weather in London",
+         "turns": [{"tool": "get_weather", "args": {"city": "London"}, "usage": {"prompt_tokens": 20, "completion_tokens": 5}},
+                   {"text": "It is sunny and 21 degrees Celsius in London.", "usage": {"prompt_tokens": 40, "completion_tokens": 9}}],
+         "variants": {"2": [{"text": "London is always rainy."}]}},
+        {"match": "umbrella", "turns": [{"text": "No umbrella needed today."}]}
+    ]});
+    let agent = LiveAgentV1::start("team", "weather", &script, None, &["1.0", "0.3"]);
+    let dir = tempfile::tempdir().unwrap();
+    let suite = |name: &str, cases: Value| {
+        let file = dir.path().join(format!("{name}.yaml"));
+        let body = json!({
+            "apiVersion": "evals.kagent.dev/v1alpha1",
+            "kind": "EvalSuite",
+            "metadata": {"name": name},
+            "spec": {"probes": {"enabled": true, "readFrom": "agent"}, "cases": cases}
+        });
+        std::fs::write(&file, body.to_string()).unwrap();
+        file.display().to_string()
+    };
+    let weather = |name: &str| {
+        json!({
+            "name": name,
+            "probe": {"input": "What is the weather in London?", "userId": "probe-a"},
+            "evaluators": [
+                {"name": "tool", "type": "toolsUsed", "toolsUsed": {"expected": ["get_weather"]}},
+                {"name": "budget", "type": "budget", "budget": {"maxTokens": 1000}}
+            ]
+        })
+    };
+    let two_turns = json!({
+        "name": "two-turns",
+        "probe": {"conversation": ["What is the weather in London?", "Do I need an umbrella?"]},
+        "evaluators": [{"name": "answer", "type": "responseMatch",
+                        "responseMatch": {"reference": "No umbrella needed today."}}]
+    });
+    let passes = suite("passes", json!([weather("looks-it-up")]));
+    let (code, report, stderr) = run_cli(&[&passes, "--a2a-url", &agent.url]);
+    assert_eq!(code, Some(0), "{report} {stderr}");
+    assert_eq!(
+        report["source"],
+        "no source: the probes read the Agent's own tasks (probes.readFrom: agent)"
+    );
+    let session = &report["cases"][0]["sessions"][0];
+    assert_eq!(session["tools"], json!(["get_weather"]), "{session}");
+    assert_eq!(session["userId"], "probe-a");
+    assert_eq!(
+        session["efficiency"]["totalTokens"], 74,
+        "the usage the agent stamped on its task"
+    );
+    let gets: Vec<Value> = agent
+        .requests()
+        .into_iter()
+        .map(|r| r["jsonrpc"].clone())
+        .filter(|r| r["method"] == "GetTask")
+        .collect();
+    assert!(
+        gets.iter().any(|g| g["historyLength"] == i32::MAX),
+        "the task read with its whole history: {gets:?}"
+    );
+
+    // The second run of the weather question answers from memory.
+    let skips = suite("skips", json!([weather("skips-it")]));
+    let (code, report, _) = run_cli(&[&skips, "--a2a-url", &agent.url]);
+    assert_eq!(code, Some(1), "{report}");
+    assert_eq!(report["cases"][0]["sessions"][0]["tools"], json!([]));
+
+    let talk = suite("talk", json!([two_turns]));
+    let (code, report, stderr) = run_cli(&[&talk, "--a2a-url", &agent.url]);
+    assert_eq!(code, Some(0), "{report} {stderr}");
+    let trajectory = report["cases"][0]["sessions"][0]["trajectory"]
+        .as_array()
+        .unwrap();
+    let roles: Vec<&str> = trajectory
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "user",
+            "assistant"
+        ],
+        "both turns' tasks read, in order: {report}"
+    );
+    assert_eq!(trajectory[4]["content"], "Do I need an umbrella?");
+
+    // The same agent in A2A 0.3: its tasks are not read as 1.0's.
+    let (code, _, stderr) = run_cli(&[&talk, "--a2a-url", &agent.url, "--a2a-protocol", "0.3"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("probes.readFrom: agent reads each conversation from the Agent's A2A 1.0 tasks, and the Agent is spoken to in A2A 0.3, set by --a2a-protocol"),
+        "{stderr}"
+    );
+
+    // A case on a named session needs a source, which none names.
+    let named = suite(
+        "named",
+        json!([{"name": "by-id", "sessionId": "s1",
+                "evaluators": [{"name": "tool", "type": "toolsUsed", "toolsUsed": {"expected": ["get_weather"]}}]}]),
+    );
+    let (code, _, stderr) = run_cli(&[&named, "--a2a-url", &agent.url]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("no source"), "{stderr}");
+}
+
 /// One operator probes a kagent 0.10 Agent (kagent-adk, A2A 0.3, through
 /// the controller's `/api/a2a/` route) and a kagent 1.0 Agent (a2a-sdk
 /// 1.3.0's server, A2A 1.0, at `/agents/`) in two suites run at once, each
-/// in the version it speaks, each session read from its own line's store.
+/// in the version it speaks, each session read from its own line's store;
+/// then the 1.0 Agent with `probes.readFrom: agent`, read from its tasks.
 fn both_lines_from_the_operator() {
     let plane = control_plane();
     let client = runtime().block_on(plane.client());
@@ -512,7 +636,7 @@ fn both_lines_from_the_operator() {
          "turns": [{"tool": "get_weather", "args": {"city": "London"}},
                    {"text": "It is sunny and 21 degrees Celsius in London."}]}
     ]});
-    let v1 = LiveAgentV1::start(&ns, "weather-v1", &script, &db.url, &["1.0"]);
+    let v1 = LiveAgentV1::start(&ns, "weather-v1", &script, Some(&db.url), &["1.0"]);
     let live = LiveAgent::start_serving(&ns, &script, Some(v1.base()));
     runtime().block_on(async {
         agent(&client, &ns, "weather-agent", "You report the weather from the tool.").await;
@@ -571,5 +695,22 @@ fn both_lines_from_the_operator() {
         assert_eq!(posted[0]["path"], format!("/agents/{ns}/weather-v1"));
         assert_eq!(posted[0]["headers"]["a2a-version"], "1.0");
         assert!(posted[0]["headers"].get("authorization").is_none());
+
+        // The same Agent read from its own tasks: no source is opened,
+        // not even the operator's default.
+        let mut from_agent = suite("from-agent", json!({"apiVersion": "api.kagent.dev/v1alpha3", "name": "weather-v1"}));
+        from_agent["spec"]["probes"]["readFrom"] = json!("agent");
+        apply_suite(&client, &ns, &from_agent).await;
+        run_now(&client, &ns, "from-agent-1", "from-agent").await;
+        let read = finished(&client, &ns, "from-agent-1", Duration::from_secs(120)).await.status.unwrap();
+        assert_eq!(read.phase, Some(Phase::Succeeded), "{read:?}");
+        assert_eq!(
+            read.source.as_deref(),
+            Some("no source: the probes read the Agent's own tasks (probes.readFrom: agent)")
+        );
+        assert!(
+            v1.requests().iter().any(|r| r["jsonrpc"]["method"] == "GetTask"),
+            "the task read back from the Agent"
+        );
     });
 }

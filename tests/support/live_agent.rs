@@ -216,8 +216,9 @@ impl Drop for LiveAgent {
 /// A real A2A 1.0 agent for tests: tests/a2a/agent_v1.py, served by the
 /// A2A project's own Python SDK (a2a-sdk 1.3.0), at kagent 1.0's route
 /// `/agents/NAMESPACE/NAME`, its model a scripted OpenAI-compatible
-/// server, every update written to kagent 1.0's tables in `database_url`
-/// (generation C, loaded beforehand).
+/// server; with a `database_url`, every update is written to kagent 1.0's
+/// tables there (generation C, loaded beforehand), and without one it is
+/// an A2A agent that is not kagent, its tasks kept only in the SDK's store.
 #[allow(dead_code)] // each test crate uses what it needs
 pub struct LiveAgentV1 {
     /// The agent's A2A endpoint: `http://127.0.0.1:PORT/agents/NS/NAME`.
@@ -234,7 +235,7 @@ impl LiveAgentV1 {
         namespace: &str,
         name: &str,
         script: &Value,
-        database_url: &str,
+        database_url: Option<&str>,
         versions: &[&str],
     ) -> LiveAgentV1 {
         Self::start_busy(namespace, name, script, database_url, versions, 0)
@@ -246,7 +247,7 @@ impl LiveAgentV1 {
         namespace: &str,
         name: &str,
         script: &Value,
-        database_url: &str,
+        database_url: Option<&str>,
         versions: &[&str],
         busy: u32,
     ) -> LiveAgentV1 {
@@ -257,7 +258,12 @@ impl LiveAgentV1 {
             .arg(root().join("tests/a2a/agent_v1.py"))
             .args(["--port", "0", "--model-url", &model_url])
             .args(["--namespace", namespace, "--name", name])
-            .args(["--database-url", database_url])
+            .args(
+                database_url
+                    .map(|url| ["--database-url", url])
+                    .into_iter()
+                    .flatten(),
+            )
             .arg("--protocol-versions")
             .args(versions)
             .arg("--log")

@@ -10,6 +10,7 @@
 //! `created_at`. Rows are kept, not their conversion, so a fixture is read
 //! by the same timeline merge as the database.
 
+use super::json::whole_numbers;
 use super::timeline::{EventRow, TaskRow};
 use serde_json::{Value, json};
 
@@ -59,10 +60,11 @@ pub fn rows(lines: Vec<Value>) -> Result<(Vec<TaskRow>, Vec<EventRow>), String> 
             ),
             Some(_) => return Err(wrong("created", "is not a string")),
         };
-        let data = match line.get_mut("data").map(Value::take) {
+        let mut data = match line.get_mut("data").map(Value::take) {
             Some(data @ Value::Object(_)) => data,
             _ => return Err(wrong("data", "is missing or not an object")),
         };
+        whole_numbers(&mut data);
         match line.get("table").and_then(Value::as_str) {
             Some(TASK) => tasks.push(TaskRow {
                 id: text(&line, "id")?,

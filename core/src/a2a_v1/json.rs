@@ -522,6 +522,27 @@ fn struct_json(bytes: &[u8], depth: usize, losses: &mut Losses) -> Result<Json, 
 /// The largest integer a double holds exactly.
 const EXACT: f64 = 9_007_199_254_740_992.0;
 
+fn whole(n: f64) -> Option<i64> {
+    (n.fract() == 0.0 && n.abs() < EXACT).then_some(n as i64)
+}
+
+/// Proto3 JSON made elsewhere (an Agent's `GetTask` answer, a fixture),
+/// read as this reader prints rows: a whole `Struct` number is an integer,
+/// though a2a-sdk's Python prints it `20.0`, so that token counts in
+/// metadata read the same from the Agent as from kagent's database.
+pub fn whole_numbers(value: &mut Json) {
+    match value {
+        Json::Number(n) => {
+            if let Some(w) = n.as_f64().filter(|_| n.is_f64()).and_then(whole) {
+                *value = json!(w);
+            }
+        }
+        Json::Array(items) => items.iter_mut().for_each(whole_numbers),
+        Json::Object(fields) => fields.values_mut().for_each(whole_numbers),
+        _ => {}
+    }
+}
+
 /// `Value`: one of null (1), number (2), string (3), bool (4), struct (5),
 /// list (6); the last one on the wire wins, as protobuf merges a oneof.
 fn wire_value(bytes: &[u8], depth: usize, losses: &mut Losses) -> Result<Json, String> {
@@ -563,8 +584,8 @@ fn wire_value(bytes: &[u8], depth: usize, losses: &mut Losses) -> Result<Json, S
 /// Struct numbers are doubles; a whole one prints as an integer, as
 /// protojson and Python's json print it.
 fn number_json(n: f64, losses: &mut Losses) -> Json {
-    if n.fract() == 0.0 && n.abs() < EXACT {
-        return json!(n as i64);
+    if let Some(whole) = whole(n) {
+        return json!(whole);
     }
     match Number::from_f64(n) {
         Some(n) => Json::Number(n),
@@ -581,6 +602,16 @@ fn number_json(n: f64, losses: &mut Losses) -> Json {
 mod tests {
     use super::*;
     use prost::Message as _;
+
+    #[test]
+    fn whole_numbers_of_json_made_elsewhere_read_as_integers() {
+        let mut made: Json =
+            serde_json::from_str(r#"{"a": 20.0, "b": [1.5, 3.0, -0.0], "c": 7, "d": 1e300}"#)
+                .unwrap();
+        whole_numbers(&mut made);
+        assert_eq!(made, json!({"a": 20, "b": [1.5, 3, 0], "c": 7, "d": 1e300}));
+        assert!(made["a"].is_i64());
+    }
 
     fn value(kind: prost_types::value::Kind) -> prost_types::Value {
         prost_types::Value { kind: Some(kind) }

@@ -8,8 +8,8 @@ use super::rules::NameKind;
 use super::select::Selection;
 use super::spec::{
     Approvals, Case, EvaluatorSpec, EvaluatorType, FailedTasks, GateMode, JudgeSpec, KagentApiSpec,
-    KagentPostgresSpec, MaxIncrease, PriceSpec, ProbeSpec, ScenarioSpec, SecretKeyRef, SelectSpec,
-    SessionMatch, SourceSpec, SuiteSpec, Unmeasured, UnreadableEvents,
+    KagentPostgresSpec, MaxIncrease, PriceSpec, ProbeReadFrom, ProbeSpec, ScenarioSpec,
+    SecretKeyRef, SelectSpec, SessionMatch, SourceSpec, SuiteSpec, Unmeasured, UnreadableEvents,
 };
 use crate::convert::ConvertOptions;
 use crate::efficiency::Price;
@@ -53,7 +53,7 @@ pub struct CompiledSuite {
     /// Which record sessions are read from.
     pub record: RecordChoice,
     /// Set when the suite enables probes.
-    pub probes: Option<ProbeLimits>,
+    pub probes: Option<ProbeSettings>,
     /// Gates whose stated threshold is not what they can tell apart.
     pub gates: Vec<String>,
     pub judge: Option<JudgeSpec>,
@@ -105,6 +105,20 @@ impl CompiledSuite {
                 Selector::Probe(probe) => Some((i, c, probe)),
                 _ => None,
             })
+    }
+
+    /// Where its probe runs' conversations are read.
+    pub fn probes_read_from(&self) -> ProbeReadFrom {
+        self.probes.map_or(ProbeReadFrom::Source, |p| p.read_from)
+    }
+
+    /// Whether any case is scored on sessions a source records: every one
+    /// but a probe that reads its conversation from the Agent.
+    pub fn reads_recorded_sessions(&self) -> bool {
+        let probes_read_source = self.probes_read_from() == ProbeReadFrom::Source;
+        self.cases
+            .iter()
+            .any(|c| probes_read_source || !matches!(c.selector, Selector::Probe(_)))
     }
 
     /// A suite none of whose cases can be run (each is reported as not
@@ -243,11 +257,13 @@ impl Turns {
     }
 }
 
-/// How many probe runs a run may make, and how many at once.
+/// How many probe runs a run may make, how many at once, and where their
+/// conversations are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ProbeLimits {
+pub struct ProbeSettings {
     pub max_runs: u32,
     pub concurrency: u32,
+    pub read_from: ProbeReadFrom,
 }
 
 #[derive(Clone, Debug)]
@@ -549,9 +565,10 @@ pub fn compile(
                     ),
                 ));
             }
-            Some(ProbeLimits {
+            Some(ProbeSettings {
                 max_runs: p.max_runs,
                 concurrency: p.concurrency,
+                read_from: p.read_from,
             })
         }
         _ => None,

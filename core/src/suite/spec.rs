@@ -219,6 +219,25 @@ pub struct ProbesSpec {
     /// speaks 1.0), else the Agent's card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<A2aProtocol>,
+    /// Where a probe run's conversation is read to be scored: `source`
+    /// (default), the session the Agent recorded, read back from the
+    /// suite's source by its conversation id, as kagent records it; or
+    /// `agent`, the Agent's own record of each turn's task (A2A 1.0
+    /// `GetTask`, with its whole history), for an A2A 1.0 agent that is
+    /// not kagent: a suite whose every case probes so needs no source.
+    #[serde(default)]
+    pub read_from: ProbeReadFrom,
+}
+
+/// Where a probe run's conversation is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ProbeReadFrom {
+    /// The session the Agent recorded, from the suite's source.
+    #[default]
+    Source,
+    /// The Agent's tasks, from the Agent itself.
+    Agent,
 }
 
 /// An A2A protocol version a probe can speak.
@@ -251,6 +270,20 @@ impl std::str::FromStr for A2aProtocol {
             "1.0" => Ok(A2aProtocol::V1_0),
             other => Err(format!(
                 "{other:?} is not an A2A version probes speak (0.3 or 1.0)"
+            )),
+        }
+    }
+}
+
+impl std::str::FromStr for ProbeReadFrom {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "source" => Ok(ProbeReadFrom::Source),
+            "agent" => Ok(ProbeReadFrom::Agent),
+            other => Err(format!(
+                "{other:?} is not where probes read a conversation (source or agent)"
             )),
         }
     }

@@ -228,9 +228,7 @@ pub fn failure_of(stopped: Stopped<'_>) -> Failure {
             Failure::JudgeUnavailable
         }
         Stopped::NotOpened(OpenError::Agent(_))
-        | Stopped::Run(RunError::Agent(_) | RunError::NoAgentEndpoint(_)) => {
-            Failure::AgentUnavailable
-        }
+        | Stopped::Run(RunError::Agent(_) | RunError::CannotProbe(_)) => Failure::AgentUnavailable,
     }
 }
 

@@ -30,8 +30,8 @@ use crate::k8s::names;
 use crate::k8s::vocabulary::{EventReason, Failure};
 use crate::pipeline::{ProbeIds, open, run_suite};
 use crate::resolve::{
-    ClusterFacts, Request, SecretData, model_config, referenced_model_config, referenced_secrets,
-    resolve,
+    ClusterFacts, Request, SecretData, SourceSettings, model_config, referenced_model_config,
+    referenced_secrets, resolve,
 };
 use crate::secret::Secret;
 use crate::source::SessionSource;
@@ -359,6 +359,7 @@ impl<'a> Execution<'a> {
             agent: compiled.agent.as_ref(),
             needs_judge: compiled.uses_judge(),
             needs_agent_endpoint: compiled.probe_cases().next().is_some(),
+            needs_source: compiled.reads_recorded_sessions(),
             defaults: &config.defaults,
             base: std::path::Path::new("/"),
             cluster: Some(&gathered.facts),
@@ -368,11 +369,10 @@ impl<'a> Execution<'a> {
         let opened =
             open(&resolution).map_err(|e| (failure_of(Stopped::NotOpened(&e)), e.to_string()))?;
         let said_source = || {
-            Some(format!(
-                "{} {}",
-                resolution.source.party,
-                opened.source.describe()
-            ))
+            Some(match resolution.source.settings {
+                SourceSettings::Nothing => opened.source.describe(),
+                _ => format!("{} {}", resolution.source.party, opened.source.describe()),
+            })
         };
         learnt.source = said_source();
         let full_report = spec.report.as_ref().is_some_and(|r| r.config_map);

@@ -328,7 +328,7 @@ fn each_way_of_stopping_maps_to_the_part_that_is_down() {
             Failure::JudgeUnavailable,
         ),
         (
-            Stopped::Run(&RunError::NoAgentEndpoint("x".into())),
+            Stopped::Run(&RunError::CannotProbe("x".into())),
             Failure::AgentUnavailable,
         ),
     ];
