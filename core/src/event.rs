@@ -11,6 +11,7 @@
 use crate::pyjson;
 use jiff::Timestamp;
 use serde_json::{Map, Value};
+use std::fmt;
 
 /// One ADK event, normalised.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -108,8 +109,8 @@ pub struct FieldIssue {
     pub problem: String,
 }
 
-impl std::fmt::Display for FieldIssue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for FieldIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "field `{}`: {}", self.path, self.problem)
     }
 }
@@ -165,7 +166,7 @@ impl Event {
         let event = match value.as_object() {
             Some(obj) => reader.event(obj),
             None => {
-                reader.issue("", format!("expected an object, found {}", kind(value)));
+                reader.issue(&EVENT, format!("expected an object, found {}", kind(value)));
                 Event::default()
             }
         };
@@ -189,24 +190,39 @@ struct Reader {
     issues: Vec<FieldIssue>,
 }
 
-/// The first spelling present with a non-null value, and the path it was found at.
-fn lookup<'v>(
-    obj: &'v Map<String, Value>,
-    spellings: &[&'static str],
-    prefix: &str,
-) -> Option<(String, &'v Value)> {
-    spellings.iter().find_map(|name| match obj.get(*name) {
-        None | Some(Value::Null) => None,
-        Some(value) => Some((join(prefix, name), value)),
-    })
+/// Where in an event a field is, spelled only when an issue names it (a
+/// run reads millions of fields and reports few).
+#[derive(Clone, Copy)]
+enum At<'p> {
+    Event,
+    Field(&'p At<'p>, &'static str),
+    Item(&'p At<'p>, usize),
 }
 
-fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.to_string()
-    } else {
-        format!("{prefix}.{name}")
+const EVENT: At<'static> = At::Event;
+
+impl fmt::Display for At<'_> {
+    /// Dotted as spelled in the input, e.g. `content.parts[0].text`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            At::Event => Ok(()),
+            At::Field(At::Event, name) => f.write_str(name),
+            At::Field(parent, name) => write!(f, "{parent}.{name}"),
+            At::Item(parent, index) => write!(f, "{parent}[{index}]"),
+        }
     }
+}
+
+/// The first spelling present with a non-null value, and where it is.
+fn lookup<'v, 'p>(
+    obj: &'v Map<String, Value>,
+    spellings: &[&'static str],
+    at: &'p At<'p>,
+) -> Option<(At<'p>, &'v Value)> {
+    spellings.iter().find_map(|name| match obj.get(*name) {
+        None | Some(Value::Null) => None,
+        Some(value) => Some((At::Field(at, name), value)),
+    })
 }
 
 /// How a JSON value is described in messages ("a list", "a string").
@@ -222,18 +238,17 @@ pub(crate) fn kind(value: &Value) -> &'static str {
 }
 
 impl Reader {
-    fn issue(&mut self, path: &str, problem: impl Into<String>) {
+    fn issue(&mut self, at: &At<'_>, problem: impl Into<String>) {
         self.issues.push(FieldIssue {
-            path: if path.is_empty() {
-                "(event)".into()
-            } else {
-                path.into()
+            path: match at {
+                At::Event => "(event)".into(),
+                at => at.to_string(),
             },
             problem: problem.into(),
         });
     }
 
-    fn mismatch(&mut self, path: &str, expected: &str, found: &Value) {
+    fn mismatch(&mut self, path: &At<'_>, expected: &str, found: &Value) {
         self.issue(path, format!("expected {expected}, found {}", kind(found)));
     }
 
@@ -241,9 +256,9 @@ impl Reader {
         &mut self,
         obj: &Map<String, Value>,
         spellings: &[&'static str],
-        prefix: &str,
+        at: &At<'_>,
     ) -> Option<String> {
-        let (path, value) = lookup(obj, spellings, prefix)?;
+        let (path, value) = lookup(obj, spellings, at)?;
         match value {
             Value::String(s) => Some(s.clone()),
             other => {
@@ -255,8 +270,8 @@ impl Reader {
 
     /// A flag read with Python truthiness (the reference tests `if event.get(...)`),
     /// reported when it is not a boolean.
-    fn flag(&mut self, obj: &Map<String, Value>, spellings: &[&'static str], prefix: &str) -> bool {
-        match lookup(obj, spellings, prefix) {
+    fn flag(&mut self, obj: &Map<String, Value>, spellings: &[&'static str], at: &At<'_>) -> bool {
+        match lookup(obj, spellings, at) {
             None => false,
             Some((_, Value::Bool(b))) => *b,
             Some((path, other)) => {
@@ -270,9 +285,9 @@ impl Reader {
         &mut self,
         obj: &Map<String, Value>,
         spellings: &[&'static str],
-        prefix: &str,
+        at: &At<'_>,
     ) -> Option<u64> {
-        let (path, value) = lookup(obj, spellings, prefix)?;
+        let (path, value) = lookup(obj, spellings, at)?;
         match value.as_u64() {
             Some(n) => Some(n),
             None => {
@@ -282,13 +297,13 @@ impl Reader {
         }
     }
 
-    fn object<'v>(
+    fn object<'v, 'p>(
         &mut self,
         obj: &'v Map<String, Value>,
         spellings: &[&'static str],
-        prefix: &str,
-    ) -> Option<(String, &'v Map<String, Value>)> {
-        let (path, value) = lookup(obj, spellings, prefix)?;
+        at: &'p At<'p>,
+    ) -> Option<(At<'p>, &'v Map<String, Value>)> {
+        let (path, value) = lookup(obj, spellings, at)?;
         match value {
             Value::Object(inner) => Some((path, inner)),
             other => {
@@ -312,7 +327,7 @@ impl Reader {
     }
 
     fn event(&mut self, obj: &Map<String, Value>) -> Event {
-        let actions = self.object(obj, names::ACTIONS, "");
+        let actions = self.object(obj, names::ACTIONS, &EVENT);
         let end_of_agent = match actions {
             Some((path, actions)) => self.flag(actions, names::END_OF_AGENT, &path),
             None => false,
@@ -320,19 +335,19 @@ impl Reader {
         let (timestamp, time_problem) = self.measured(|r| r.timestamp(obj));
         let (usage, usage_problem) = self.measured(|r| r.usage(obj));
         Event {
-            id: self.string(obj, names::ID, ""),
-            invocation_id: self.string(obj, names::INVOCATION_ID, ""),
-            author: self.string(obj, names::AUTHOR, ""),
+            id: self.string(obj, names::ID, &EVENT),
+            invocation_id: self.string(obj, names::INVOCATION_ID, &EVENT),
+            author: self.string(obj, names::AUTHOR, &EVENT),
             timestamp,
             time_problem,
-            partial: self.flag(obj, names::PARTIAL, ""),
+            partial: self.flag(obj, names::PARTIAL, &EVENT),
             content: self.content(obj),
             usage,
             usage_problem,
-            model: self.string(obj, names::MODEL, ""),
+            model: self.string(obj, names::MODEL, &EVENT),
             end_of_agent,
             error_code: self.scalar_text(obj, names::ERROR_CODE),
-            error_message: self.string(obj, names::ERROR_MESSAGE, ""),
+            error_message: self.string(obj, names::ERROR_MESSAGE, &EVENT),
         }
     }
 
@@ -342,7 +357,7 @@ impl Reader {
         obj: &Map<String, Value>,
         spellings: &[&'static str],
     ) -> Option<String> {
-        let (path, value) = lookup(obj, spellings, "")?;
+        let (path, value) = lookup(obj, spellings, &EVENT)?;
         match value {
             Value::String(s) => Some(s.clone()),
             Value::Number(n) => Some(n.to_string()),
@@ -354,7 +369,7 @@ impl Reader {
     }
 
     fn timestamp(&mut self, obj: &Map<String, Value>) -> Option<Timestamp> {
-        let (path, value) = lookup(obj, names::TIMESTAMP, "")?;
+        let (path, value) = lookup(obj, names::TIMESTAMP, &EVENT)?;
         let parsed = match value {
             Value::Number(n) => n
                 .as_f64()
@@ -374,7 +389,7 @@ impl Reader {
     }
 
     fn usage(&mut self, obj: &Map<String, Value>) -> Option<Usage> {
-        let (path, usage) = self.object(obj, names::USAGE, "")?;
+        let (path, usage) = self.object(obj, names::USAGE, &EVENT)?;
         Some(Usage {
             prompt_tokens: self.count(usage, names::PROMPT_TOKENS, &path),
             completion_tokens: self.count(usage, names::COMPLETION_TOKENS, &path),
@@ -385,7 +400,7 @@ impl Reader {
     }
 
     fn content(&mut self, obj: &Map<String, Value>) -> Content {
-        let Some((path, content)) = self.object(obj, names::CONTENT, "") else {
+        let Some((path, content)) = self.object(obj, names::CONTENT, &EVENT) else {
             return Content::Missing;
         };
         let role = self.string(content, names::ROLE, &path);
@@ -400,12 +415,12 @@ impl Reader {
         let parts = parts
             .iter()
             .enumerate()
-            .map(|(i, part)| self.part(part, &format!("{parts_path}[{i}]")))
+            .map(|(i, part)| self.part(part, &At::Item(&parts_path, i)))
             .collect();
         Content::Parts { role, parts }
     }
 
-    fn part(&mut self, part: &Value, path: &str) -> Part {
+    fn part(&mut self, part: &Value, path: &At<'_>) -> Part {
         let Some(obj) = part.as_object() else {
             self.mismatch(path, "an object", part);
             return Part::Other;

@@ -123,7 +123,7 @@ pub fn task_events(
     // invocation, else the task is the turn.
     let task_invocation = match protocol {
         Protocol::V1 => task_id,
-        Protocol::Legacy => metadata_str(task.get("metadata"), "invocation_id").unwrap_or(task_id),
+        Protocol::Legacy => metadata_str(task.get("metadata"), &INVOCATION_ID).unwrap_or(task_id),
     }
     .to_string();
     let mut seen = HashSet::new();
@@ -173,24 +173,48 @@ pub fn task_events(
     Ok(events)
 }
 
-/// A `kagent_`- (or older `adk_`-) prefixed metadata string.
-fn metadata_str<'v>(metadata: Option<&'v Value>, key: &str) -> Option<&'v str> {
-    let metadata = metadata?;
-    if key == "type"
-        && let Some(canonical) = metadata.get(PART_TYPE).and_then(Value::as_str)
+/// A metadata key as kagent spells it (`kagent_`) and as older runtimes
+/// did (`adk_`).
+struct Key {
+    kagent: &'static str,
+    adk: &'static str,
+}
+
+macro_rules! key {
+    ($name:literal) => {
+        Key {
+            kagent: concat!("kagent_", $name),
+            adk: concat!("adk_", $name),
+        }
+    };
+}
+
+const INVOCATION_ID: Key = key!("invocation_id");
+const EVENT_TYPE: Key = key!("event_type");
+const AUTHOR: Key = key!("author");
+const TYPE: Key = key!("type");
+const THOUGHT: Key = key!("thought");
+
+/// A prefixed metadata string; a part's type is first kagent 1.0's own.
+fn metadata_str<'v>(metadata: Option<&'v Value>, key: &Key) -> Option<&'v str> {
+    if key.kagent == TYPE.kagent
+        && let Some(canonical) = metadata
+            .and_then(|m| m.get(PART_TYPE))
+            .and_then(Value::as_str)
     {
         return Some(canonical);
     }
-    ["kagent_", "adk_"]
+    let metadata = metadata?;
+    [key.kagent, key.adk]
         .iter()
-        .find_map(|prefix| metadata.get(format!("{prefix}{key}"))?.as_str())
+        .find_map(|name| metadata.get(*name)?.as_str())
 }
 
-fn metadata_flag(metadata: Option<&Value>, key: &str) -> bool {
+fn metadata_flag(metadata: Option<&Value>, key: &Key) -> bool {
     metadata.is_some_and(|m| {
-        ["kagent_", "adk_"]
+        [key.kagent, key.adk]
             .iter()
-            .any(|prefix| m.get(format!("{prefix}{key}")) == Some(&Value::Bool(true)))
+            .any(|name| m.get(*name) == Some(&Value::Bool(true)))
     })
 }
 
@@ -345,7 +369,7 @@ fn message_event(
         Some(Value::Array(parts)) => parts,
         _ => return Err("a message without a list of parts".into()),
     };
-    let runtime_only = metadata_str(metadata, "event_type") == Some("agent_handoff")
+    let runtime_only = metadata_str(metadata, &EVENT_TYPE) == Some("agent_handoff")
         || is_approval_exchange(metadata)
         || (!user
             && parts.len() == 1
@@ -358,7 +382,7 @@ fn message_event(
             .map(|part| event_part(part, protocol, calls))
             .collect::<Result<_, _>>()?
     };
-    let author = metadata_str(metadata, "author")
+    let author = metadata_str(metadata, &AUTHOR)
         .map(String::from)
         .unwrap_or_else(|| if user { "user" } else { "agent" }.into());
     let mut event = json!({
@@ -369,7 +393,7 @@ fn message_event(
         },
         "invocation_id": match protocol {
             Protocol::V1 => task_invocation,
-            Protocol::Legacy => metadata_str(metadata, "invocation_id").unwrap_or(task_invocation),
+            Protocol::Legacy => metadata_str(metadata, &INVOCATION_ID).unwrap_or(task_invocation),
         },
         "author": author,
         "content": {"role": if user { "user" } else { "model" }, "parts": parts},
@@ -397,9 +421,9 @@ fn message_event(
 fn event_part(part: &Value, protocol: Protocol, calls: &mut Calls) -> Result<Value, String> {
     let metadata = part.get("metadata").filter(|m| !m.is_null());
     if let Some(text) = part_text(part, protocol) {
-        return Ok(json!({"text": text, "thought": metadata_flag(metadata, "thought")}));
+        return Ok(json!({"text": text, "thought": metadata_flag(metadata, &THOUGHT)}));
     }
-    let kind = metadata_str(metadata, "type");
+    let kind = metadata_str(metadata, &TYPE);
     match (part_data(part, protocol), kind) {
         (Some(data), Some("function_call")) => {
             let mut args = data.get("args").cloned().unwrap_or(Value::Null);

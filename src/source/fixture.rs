@@ -73,7 +73,7 @@ impl FixtureSource {
                 .map_err(|e| SourceError::Config(format!("{}: {e}", path.display())))?;
             let mut raw = RawEvents::default();
             timeline::read_rows(
-                &tasks,
+                tasks,
                 &events,
                 &self.describe().into(),
                 self.keep_json,

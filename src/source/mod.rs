@@ -186,7 +186,7 @@ impl RawSession {
             })
             .collect();
         let mut raw = RawEvents::default();
-        timeline::read_rows(&rows, &[], source, KeepJson::No, &mut raw);
+        timeline::read_rows(rows, &[], source, KeepJson::No, &mut raw);
         RawSession {
             key,
             agent_id: None,

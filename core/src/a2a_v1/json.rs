@@ -7,6 +7,7 @@ use super::proto::*;
 use crate::read_limits::ReadLimits;
 use base64::Engine;
 use serde_json::{Map, Number, Value as Json, json};
+use std::collections::HashSet;
 
 /// Why bytes are not the message they should be: prost's account of the
 /// field it failed in, and where the top-level framing breaks when it does.
@@ -161,6 +162,49 @@ pub fn stream_response_from_bytes(
         limits,
         losses,
         stream_response,
+    )
+}
+
+/// `session_task_event.data` read for the timeline alone, when the rows
+/// are not kept whole: the row is decoded all the same (a row that does
+/// not decode fails its Session), but of an update the timeline takes its
+/// place from, only that is made JSON: an artifact update of an artifact
+/// its task's projection holds (`projected`, the artifact ids of the
+/// projection of the row's task) gives its id and `append` (the projection
+/// gives the artifact), a status update its message's id, a task snapshot
+/// its id. What `timeline::task_with_history` reads of a row, and no more;
+/// the timeline's tests hold the two readings to the same conversation.
+pub fn stream_response_placed(
+    bytes: &[u8],
+    limits: &ReadLimits,
+    losses: &mut Losses,
+    projected: Option<&HashSet<&str>>,
+) -> Result<Json, DecodeFailure> {
+    row(
+        bytes,
+        ("lf.a2a.v1.StreamResponse", Shape::StreamResponse),
+        limits,
+        losses,
+        |r: &StreamResponse, losses| match &r.payload {
+            Some(Payload::ArtifactUpdate(u))
+                if u.artifact.as_ref().is_some_and(|a| {
+                    projected.is_some_and(|ids| ids.contains(a.artifact_id.as_str()))
+                }) =>
+            {
+                let id = u.artifact.as_ref().map(|a| a.artifact_id.as_str());
+                json!({"artifactUpdate": {"artifact": {"artifactId": id}, "append": u.append}})
+            }
+            Some(Payload::StatusUpdate(u)) => {
+                let id = u
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.message.as_ref())
+                    .map(|m| m.message_id.as_str());
+                json!({"statusUpdate": {"status": {"message": {"messageId": id}}}})
+            }
+            Some(Payload::Task(t)) => json!({"task": {"id": t.id}}),
+            _ => stream_response(r, losses),
+        },
     )
 }
 
@@ -602,6 +646,209 @@ fn number_json(n: f64, losses: &mut Losses) -> Json {
 mod tests {
     use super::*;
     use prost::Message as _;
+
+    /// The timeline reads a Session the same from its update rows made
+    /// JSON whole (as `capture` keeps them) and placed (as a run reads
+    /// them): projected artifacts, one the projection lacks, streamed
+    /// chunks, archived and status messages, a task snapshot.
+    #[test]
+    fn update_rows_read_placed_give_the_timeline_what_whole_ones_do() {
+        use super::super::timeline::{EventRow, TaskRow, conversation, projected};
+        use prost_types::value::Kind;
+        let stamped = |position: &str| {
+            let fields = [(
+                super::super::timeline::TIMELINE_POSITION.to_string(),
+                value(Kind::StringValue(position.into())),
+            )];
+            prost_types::Struct {
+                fields: fields.into(),
+            }
+            .encode_to_vec()
+        };
+        let text = |text: &str| Part {
+            content: Some(PartContent::Text(text.into())),
+            ..Part::default()
+        };
+        let call = Part {
+            content: Some(PartContent::Data(
+                value(Kind::StructValue(prost_types::Struct {
+                    fields: [
+                        ("id".to_string(), value(Kind::StringValue("c1".into()))),
+                        (
+                            "name".to_string(),
+                            value(Kind::StringValue("get_weather".into())),
+                        ),
+                    ]
+                    .into(),
+                }))
+                .encode_to_vec(),
+            )),
+            metadata: Some(
+                prost_types::Struct {
+                    fields: [(
+                        "kagent.dev/a2a/part-type".to_string(),
+                        value(Kind::StringValue("function_call".into())),
+                    )]
+                    .into(),
+                }
+                .encode_to_vec(),
+            ),
+            ..Part::default()
+        };
+        let artifact = |id: &str, parts: Vec<Part>, position: &str| Artifact {
+            artifact_id: id.into(),
+            parts,
+            metadata: Some(stamped(position)),
+            ..Artifact::default()
+        };
+        let message = |id: &str, role: Role, says: &str| Message {
+            message_id: id.into(),
+            role: role as i32,
+            parts: vec![text(says)],
+            ..Message::default()
+        };
+        let status = |state: TaskState, message: Option<Message>| TaskStatus {
+            state: state as i32,
+            message,
+            timestamp: None,
+        };
+        let task = Task {
+            id: "t1".into(),
+            context_id: "s".into(),
+            status: Some(status(
+                TaskState::Completed,
+                Some(message("done", Role::Agent, "Done.")),
+            )),
+            artifacts: vec![
+                artifact("call", vec![call.clone()], "2026-11-20T09:00:02Z"),
+                // Streamed: one part per chunk, joined when read.
+                artifact(
+                    "answer",
+                    vec![text("Sun"), text("ny")],
+                    "2026-11-20T09:00:04Z",
+                ),
+            ],
+            history: vec![message("u", Role::User, "Weather?")],
+            ..Task::default()
+        };
+        let update = |payload: Payload| StreamResponse {
+            payload: Some(payload),
+        };
+        let artifact_update = |artifact: Artifact, append: bool| {
+            update(Payload::ArtifactUpdate(TaskArtifactUpdateEvent {
+                task_id: "t1".into(),
+                artifact: Some(artifact),
+                append,
+                ..TaskArtifactUpdateEvent::default()
+            }))
+        };
+        let updates = [
+            (None, update(Payload::Task(task.clone()))),
+            (
+                None,
+                update(Payload::StatusUpdate(TaskStatusUpdateEvent {
+                    task_id: "t1".into(),
+                    status: Some(status(
+                        TaskState::Working,
+                        Some(message("w", Role::Agent, "Working")),
+                    )),
+                    ..TaskStatusUpdateEvent::default()
+                })),
+            ),
+            (None, artifact_update(task.artifacts[0].clone(), false)),
+            (
+                None,
+                artifact_update(
+                    artifact("answer", vec![text("Sun")], "2026-11-20T09:00:04Z"),
+                    false,
+                ),
+            ),
+            (
+                None,
+                artifact_update(
+                    artifact("answer", vec![text("ny")], "2026-11-20T09:00:04Z"),
+                    true,
+                ),
+            ),
+            (
+                None,
+                artifact_update(
+                    artifact("lost", vec![text("Also windy")], "2026-11-20T09:00:05Z"),
+                    false,
+                ),
+            ),
+            (
+                Some("kept"),
+                update(Payload::Message(message(
+                    "kept",
+                    Role::User,
+                    "And tomorrow?",
+                ))),
+            ),
+            (
+                None,
+                update(Payload::StatusUpdate(TaskStatusUpdateEvent {
+                    task_id: "t1".into(),
+                    status: Some(status(
+                        TaskState::Completed,
+                        Some(message("done", Role::Agent, "Done.")),
+                    )),
+                    ..TaskStatusUpdateEvent::default()
+                })),
+            ),
+        ];
+        let limits = ReadLimits::default();
+        let mut losses = Losses::default();
+        let tasks = vec![TaskRow {
+            id: "t1".into(),
+            task: task_from_bytes(&task.encode_to_vec(), &limits, &mut losses).unwrap(),
+            created: None,
+        }];
+        let held = projected(&tasks);
+        let rows = |placed: bool, losses: &mut Losses| -> Vec<EventRow> {
+            updates
+                .iter()
+                .enumerate()
+                .map(|(sequence, (message_id, response))| {
+                    let bytes = response.encode_to_vec();
+                    let response = match placed {
+                        true => stream_response_placed(&bytes, &limits, losses, held.get("t1")),
+                        false => stream_response_from_bytes(&bytes, &limits, losses),
+                    };
+                    EventRow {
+                        sequence: sequence as i64 + 1,
+                        task_id: "t1".into(),
+                        message_id: message_id.map(str::to_string),
+                        response: response.unwrap(),
+                        created: None,
+                    }
+                })
+                .collect()
+        };
+        let (whole, placed) = (rows(false, &mut losses), rows(true, &mut losses));
+        assert_ne!(whole, placed, "the placed rows are smaller");
+        let read = conversation(tasks.clone(), &whole);
+        assert_eq!(read, conversation(tasks, &placed));
+        let history: Vec<&Json> = read.tasks[0]["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.get("messageId").or(m.get("kagentEvalsArtifact")).unwrap())
+            .collect();
+        assert_eq!(
+            history,
+            [
+                &json!("u"),
+                &json!("kept"),
+                &json!("done"),
+                &json!("call"),
+                &json!("answer"),
+                &json!("lost")
+            ],
+            "{read:?}"
+        );
+        assert!(losses.notes.is_empty());
+    }
 
     #[test]
     fn whole_numbers_of_json_made_elsewhere_read_as_integers() {

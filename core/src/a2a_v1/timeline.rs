@@ -101,10 +101,31 @@ fn timeline_position(metadata: Option<&Value>) -> Option<Timestamp> {
     metadata?.get(TIMELINE_POSITION)?.as_str()?.parse().ok()
 }
 
+/// The artifacts a Session's task projections hold, by task id: their
+/// update rows need give the timeline only their place.
+pub type Projected<'a> = HashMap<&'a str, HashSet<&'a str>>;
+
+pub fn projected(tasks: &[TaskRow]) -> Projected<'_> {
+    tasks
+        .iter()
+        .map(|row| {
+            let ids = row
+                .task
+                .get("artifacts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a.get("artifactId").and_then(Value::as_str))
+                .collect();
+            (row.id.as_str(), ids)
+        })
+        .collect()
+}
+
 /// A Session's rows read as its events, into `raw`: a task or row that
 /// cannot be read is an issue naming it, and what the merge noticed a note.
 pub fn read_rows(
-    tasks: &[TaskRow],
+    tasks: Vec<TaskRow>,
     events: &[EventRow],
     source: &Arc<str>,
     keep: KeepJson,
@@ -129,7 +150,7 @@ pub fn read_rows(
     }
 }
 
-pub fn conversation(tasks: &[TaskRow], events: &[EventRow]) -> Conversation {
+pub fn conversation(tasks: Vec<TaskRow>, events: &[EventRow]) -> Conversation {
     let mut out = Conversation::default();
     // Each task's rows, gathered in one pass: the merge stays linear in
     // the rows however many tasks and artifacts a Session has.
@@ -137,6 +158,7 @@ pub fn conversation(tasks: &[TaskRow], events: &[EventRow]) -> Conversation {
     for event in events {
         by_task.entry(&event.task_id).or_default().push(event);
     }
+    let held: HashSet<String> = tasks.iter().map(|t| t.id.clone()).collect();
     let mut sources: Vec<UsageSource> = Vec::new();
     let mut rebuilt = 0;
     for row in tasks {
@@ -146,7 +168,6 @@ pub fn conversation(tasks: &[TaskRow], events: &[EventRow]) -> Conversation {
         out.tasks.push(merged.task);
         sources.push(merged.usage);
     }
-    let held: HashSet<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
     let mut orphans: Vec<(&str, &Vec<&EventRow>)> = by_task
         .iter()
         .filter(|(task, _)| !held.contains(**task))
@@ -202,8 +223,8 @@ fn message_id(message: &Value) -> Option<&str> {
 
 /// Whether a message is met for the first time: one without an id
 /// always is.
-fn first_time<'a>(id: Option<&'a str>, seen: &mut HashSet<&'a str>) -> bool {
-    id.is_none_or(|id| seen.insert(id))
+fn first_time(id: Option<&str>, seen: &mut HashSet<String>) -> bool {
+    id.is_none_or(|id| !seen.contains(id) && seen.insert(id.to_owned()))
 }
 
 /// An artifact's update rows, in order.
@@ -214,10 +235,21 @@ struct Updates<'r> {
     streamed: bool,
 }
 
-fn task_with_history(row: &TaskRow, own: &[&EventRow], unread: &mut Vec<Unread>) -> Merged {
-    let task = &row.task;
+fn task_with_history(row: TaskRow, own: &[&EventRow], unread: &mut Vec<Unread>) -> Merged {
+    // The row's task is taken apart, its messages and artifacts moved into
+    // the history rather than copied.
+    let TaskRow { task, created, .. } = row;
+    let mut task = match task {
+        Value::Object(task) => task,
+        _ => Map::new(),
+    };
+    let mut taken = |key: &str| match task.shift_remove(key) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
+    };
+    let (inline, artifacts) = (taken("history"), taken("artifacts"));
     let mut items: Vec<Item> = Vec::new();
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for event in own {
         if event.message_id.is_none() {
             continue;
@@ -240,17 +272,12 @@ fn task_with_history(row: &TaskRow, own: &[&EventRow], unread: &mut Vec<Unread>)
     }
     // A history kept inline in the projection (open question 7): whatever
     // the archived rows do not already hold.
-    for message in task
-        .get("history")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if first_time(message_id(message), &mut seen) {
+    for message in inline {
+        if first_time(message_id(&message), &mut seen) {
             items.push(Item {
-                time: timeline_position(message.get("metadata")).or(row.created),
+                time: timeline_position(message.get("metadata")).or(created),
                 sequence: i64::MIN,
-                message: message.clone(),
+                message,
             });
         }
     }
@@ -272,30 +299,24 @@ fn task_with_history(row: &TaskRow, own: &[&EventRow], unread: &mut Vec<Unread>)
         entry.rows.push(event);
         entry.streamed |= update.get("append") == Some(&Value::Bool(true));
     }
-    let mut projected: HashSet<&str> = HashSet::new();
-    for artifact in task
-        .get("artifacts")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let id = artifact
-            .get("artifactId")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        projected.insert(id);
-        let (first, streamed) = match updates.get(id) {
+    let mut projected: HashSet<String> = HashSet::new();
+    for artifact in artifacts {
+        let mut artifact = match artifact {
+            Value::Object(artifact) => artifact,
+            _ => Map::new(),
+        };
+        let id = match artifact.get("artifactId") {
+            Some(Value::String(id)) => id.clone(),
+            _ => String::new(),
+        };
+        let (first, streamed) = match updates.get(id.as_str()) {
             Some(u) => (u.rows.first().copied(), u.streamed),
             None => (None, false),
         };
-        let parts = artifact.get("parts").cloned().unwrap_or(json!([]));
-        items.push(artifact_item(
-            id,
-            parts,
-            artifact.get("metadata"),
-            first,
-            streamed,
-        ));
+        let parts = artifact.shift_remove("parts").unwrap_or(json!([]));
+        let metadata = artifact.shift_remove("metadata");
+        items.push(artifact_item(&id, parts, metadata, first, streamed));
+        projected.insert(id);
     }
     // Artifacts whose updates were published but that the projection does
     // not hold (an empty `data`, say): rebuilt from the updates, as a
@@ -312,15 +333,16 @@ fn task_with_history(row: &TaskRow, own: &[&EventRow], unread: &mut Vec<Unread>)
         items.push(artifact_item(
             id,
             Value::Array(parts),
-            metadata,
+            metadata.cloned(),
             u.rows.first().copied(),
             u.streamed,
         ));
     }
-    let state = task.pointer("/status/state").and_then(Value::as_str);
+    let status = task.get("status");
+    let state = status.and_then(|s| s.get("state")).and_then(Value::as_str);
     // A failed task's status message is its error, which the task's status
     // says once; any other current status message is part of the history.
-    if let Some(message) = task.pointer("/status/message")
+    if let Some(message) = status.and_then(|s| s.get("message"))
         && state != Some("TASK_STATE_FAILED")
     {
         let id = message_id(message);
@@ -351,19 +373,10 @@ fn task_with_history(row: &TaskRow, own: &[&EventRow], unread: &mut Vec<Unread>)
             message
         })
         .collect();
-    let metadata = task.get("metadata").cloned().unwrap_or(json!({}));
-    let usage = attribute_usage(&mut history, &metadata);
-    // The task without its artifacts (now history), not copied whole first.
-    let mut merged: Map<String, Value> = task
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter(|(key, _)| !matches!(key.as_str(), "artifacts" | "history"))
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect();
-    merged.insert("history".into(), Value::Array(history));
+    let usage = attribute_usage(&mut history, task.get("metadata").unwrap_or(&Value::Null));
+    task.insert("history".into(), Value::Array(history));
     Merged {
-        task: Value::Object(merged),
+        task: Value::Object(task),
         usage,
         rebuilt,
     }
@@ -375,7 +388,7 @@ fn task_with_history(row: &TaskRow, own: &[&EventRow], unread: &mut Vec<Unread>)
 fn artifact_item(
     id: &str,
     parts: Value,
-    metadata: Option<&Value>,
+    metadata: Option<Value>,
     first: Option<&EventRow>,
     streamed: bool,
 ) -> Item {
@@ -390,11 +403,12 @@ fn artifact_item(
             parts
         },
     );
+    let time = timeline_position(metadata.as_ref()).or(first.and_then(|e| e.created));
     if let Some(metadata) = metadata {
-        message.insert("metadata".into(), metadata.clone());
+        message.insert("metadata".into(), metadata);
     }
     Item {
-        time: timeline_position(metadata).or(first.and_then(|e| e.created)),
+        time,
         sequence: first.map_or(i64::MAX, |e| e.sequence),
         message: Value::Object(message),
     }
@@ -590,7 +604,7 @@ mod tests {
                 json!({"message": {"messageId": "x", "role": "ROLE_USER", "parts": []}}),
             ),
         ];
-        let conversation = conversation(&[task], &events);
+        let conversation = conversation(vec![task], &events);
         let history = conversation.tasks[0]["history"].as_array().unwrap();
         assert_eq!(
             ids(&conversation.tasks[0]),
@@ -632,7 +646,7 @@ mod tests {
         for e in &mut events {
             e.created = None;
         }
-        let conversation = conversation(&[task], &events);
+        let conversation = conversation(vec![task], &events);
         let history = conversation.tasks[0]["history"].as_array().unwrap();
         assert_eq!(
             ids(&conversation.tasks[0]),
@@ -671,7 +685,7 @@ mod tests {
             row(6, "t", Some("m"), json!({"statusUpdate": {}})),
             row(7, "elsewhere", None, update("b", "lost?", false)),
         ];
-        let conversation = conversation(&[task], &events);
+        let conversation = conversation(vec![task], &events);
         assert_eq!(
             ids(&conversation.tasks[0]),
             ["", "", "artifact a", "artifact a"],

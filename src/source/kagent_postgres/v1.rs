@@ -439,9 +439,20 @@ pub fn read_session(
             )),
         }
     }
+    // Unless the rows are kept, an update row is made JSON only as far as
+    // the timeline reads it: most of a Session's rows repeat artifacts its
+    // task projections hold.
+    let projected = timeline::projected(&tasks);
     let mut events = Vec::new();
     for row in rows.events {
-        match json::stream_response_from_bytes(&row.data, limits, &mut losses) {
+        let response = match keep {
+            KeepJson::Yes => json::stream_response_from_bytes(&row.data, limits, &mut losses),
+            KeepJson::No => {
+                let held = projected.get(row.id.as_str());
+                json::stream_response_placed(&row.data, limits, &mut losses, held)
+            }
+        };
+        match response {
             Ok(response) => events.push(EventRow {
                 created: time(
                     row.created,
@@ -462,7 +473,7 @@ pub fn read_session(
     for loss in losses.notes {
         raw.notes.push(Issue::new(origin("rows".into()), loss));
     }
-    timeline::read_rows(&tasks, &events, source, keep, &mut raw);
     let kept = (keep == KeepJson::Yes).then(|| fixture::lines(&tasks, &events));
+    timeline::read_rows(tasks, &events, source, keep, &mut raw);
     (raw, kept)
 }
