@@ -742,19 +742,16 @@ mod tests {
                 ..TaskArtifactUpdateEvent::default()
             }))
         };
+        let status_update = |state: TaskState, id: &str, says: &str| {
+            update(Payload::StatusUpdate(TaskStatusUpdateEvent {
+                task_id: "t1".into(),
+                status: Some(status(state, Some(message(id, Role::Agent, says)))),
+                ..TaskStatusUpdateEvent::default()
+            }))
+        };
         let updates = [
             (None, update(Payload::Task(task.clone()))),
-            (
-                None,
-                update(Payload::StatusUpdate(TaskStatusUpdateEvent {
-                    task_id: "t1".into(),
-                    status: Some(status(
-                        TaskState::Working,
-                        Some(message("w", Role::Agent, "Working")),
-                    )),
-                    ..TaskStatusUpdateEvent::default()
-                })),
-            ),
+            (None, status_update(TaskState::Working, "w", "Working")),
             (None, artifact_update(task.artifacts[0].clone(), false)),
             (
                 None,
@@ -785,17 +782,7 @@ mod tests {
                     "And tomorrow?",
                 ))),
             ),
-            (
-                None,
-                update(Payload::StatusUpdate(TaskStatusUpdateEvent {
-                    task_id: "t1".into(),
-                    status: Some(status(
-                        TaskState::Completed,
-                        Some(message("done", Role::Agent, "Done.")),
-                    )),
-                    ..TaskStatusUpdateEvent::default()
-                })),
-            ),
+            (None, status_update(TaskState::Completed, "done", "Done.")),
         ];
         let limits = ReadLimits::default();
         let mut losses = Losses::default();
