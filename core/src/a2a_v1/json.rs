@@ -150,51 +150,45 @@ pub fn task_from_bytes(
     row(bytes, ("lf.a2a.v1.Task", Shape::Task), limits, losses, task)
 }
 
-/// `session_task_event.data`: a `lf.a2a.v1.StreamResponse`.
+/// How much of an update row is made JSON.
+#[derive(Clone, Copy)]
+pub enum Reading<'a> {
+    /// All of it, as `capture` keeps it.
+    Whole,
+    /// What `timeline::task_with_history` reads of it, and no more: an
+    /// artifact update of an artifact its task's projection holds (these
+    /// artifact ids, the projection's of the row's task) gives its id and
+    /// `append`, as the projection gives the artifact; a status update
+    /// its message's id; a task snapshot its id. The row is decoded all
+    /// the same (a row that does not decode fails its Session); a test
+    /// below holds both readings to the same conversation.
+    ForTimeline(Option<&'a HashSet<&'a str>>),
+}
+
+/// `session_task_event.data`: a `lf.a2a.v1.StreamResponse`, read as far
+/// as `reading` says.
 pub fn stream_response_from_bytes(
     bytes: &[u8],
     limits: &ReadLimits,
     losses: &mut Losses,
+    reading: Reading<'_>,
 ) -> Result<Json, DecodeFailure> {
-    row(
-        bytes,
-        ("lf.a2a.v1.StreamResponse", Shape::StreamResponse),
-        limits,
-        losses,
-        stream_response,
-    )
-}
-
-/// `session_task_event.data` read for the timeline alone, when the rows
-/// are not kept whole: the row is decoded all the same (a row that does
-/// not decode fails its Session), but of an update the timeline takes its
-/// place from, only that is made JSON: an artifact update of an artifact
-/// its task's projection holds (`projected`, the artifact ids of the
-/// projection of the row's task) gives its id and `append` (the projection
-/// gives the artifact), a status update its message's id, a task snapshot
-/// its id. What `timeline::task_with_history` reads of a row, and no more;
-/// the timeline's tests hold the two readings to the same conversation.
-pub fn stream_response_placed(
-    bytes: &[u8],
-    limits: &ReadLimits,
-    losses: &mut Losses,
-    projected: Option<&HashSet<&str>>,
-) -> Result<Json, DecodeFailure> {
+    let projects = |artifact: &Option<Artifact>| match (reading, artifact) {
+        (Reading::ForTimeline(Some(ids)), Some(a)) => ids.contains(a.artifact_id.as_str()),
+        _ => false,
+    };
+    let placed = matches!(reading, Reading::ForTimeline(_));
     row(
         bytes,
         ("lf.a2a.v1.StreamResponse", Shape::StreamResponse),
         limits,
         losses,
         |r: &StreamResponse, losses| match &r.payload {
-            Some(Payload::ArtifactUpdate(u))
-                if u.artifact.as_ref().is_some_and(|a| {
-                    projected.is_some_and(|ids| ids.contains(a.artifact_id.as_str()))
-                }) =>
-            {
+            Some(Payload::ArtifactUpdate(u)) if projects(&u.artifact) => {
                 let id = u.artifact.as_ref().map(|a| a.artifact_id.as_str());
                 json!({"artifactUpdate": {"artifact": {"artifactId": id}, "append": u.append}})
             }
-            Some(Payload::StatusUpdate(u)) => {
+            Some(Payload::StatusUpdate(u)) if placed => {
                 let id = u
                     .status
                     .as_ref()
@@ -202,7 +196,7 @@ pub fn stream_response_placed(
                     .map(|m| m.message_id.as_str());
                 json!({"statusUpdate": {"status": {"message": {"messageId": id}}}})
             }
-            Some(Payload::Task(t)) => json!({"task": {"id": t.id}}),
+            Some(Payload::Task(t)) if placed => json!({"task": {"id": t.id}}),
             _ => stream_response(r, losses),
         },
     )
@@ -792,16 +786,13 @@ mod tests {
             created: None,
         }];
         let held = projected(&tasks);
-        let rows = |placed: bool, losses: &mut Losses| -> Vec<EventRow> {
+        let rows = |reading: Reading<'_>, losses: &mut Losses| -> Vec<EventRow> {
             updates
                 .iter()
                 .enumerate()
                 .map(|(sequence, (message_id, response))| {
                     let bytes = response.encode_to_vec();
-                    let response = match placed {
-                        true => stream_response_placed(&bytes, &limits, losses, held.get("t1")),
-                        false => stream_response_from_bytes(&bytes, &limits, losses),
-                    };
+                    let response = stream_response_from_bytes(&bytes, &limits, losses, reading);
                     EventRow {
                         sequence: sequence as i64 + 1,
                         task_id: "t1".into(),
@@ -812,7 +803,8 @@ mod tests {
                 })
                 .collect()
         };
-        let (whole, placed) = (rows(false, &mut losses), rows(true, &mut losses));
+        let whole = rows(Reading::Whole, &mut losses);
+        let placed = rows(Reading::ForTimeline(held.get("t1")), &mut losses);
         assert_ne!(whole, placed, "the placed rows are smaller");
         let read = conversation(tasks.clone(), &whole);
         assert_eq!(read, conversation(tasks, &placed));
@@ -925,8 +917,13 @@ mod tests {
         };
         let mut losses = Losses::default();
         // The response, its message and three parts.
-        assert!(stream_response_from_bytes(&message(3), &limits(5), &mut losses).is_ok());
-        let refused = stream_response_from_bytes(&message(3), &limits(4), &mut losses).unwrap_err();
+        assert!(
+            stream_response_from_bytes(&message(3), &limits(5), &mut losses, Reading::Whole)
+                .is_ok()
+        );
+        let refused =
+            stream_response_from_bytes(&message(3), &limits(4), &mut losses, Reading::Whole)
+                .unwrap_err();
         assert!(
             refused.message.contains("more than 4 elements"),
             "{refused}"
@@ -938,7 +935,10 @@ mod tests {
         assert_eq!(count, 4 + 3 * 5);
         // A million empty parts in a few megabytes: refused on the count.
         let huge = message(1_000_000);
-        assert!(stream_response_from_bytes(&huge, &ReadLimits::default(), &mut losses).is_err());
+        assert!(
+            stream_response_from_bytes(&huge, &ReadLimits::default(), &mut losses, Reading::Whole)
+                .is_err()
+        );
     }
 
     fn nested(levels: usize) -> Vec<u8> {
@@ -969,9 +969,13 @@ mod tests {
     #[test]
     fn arguments_nest_as_deep_as_the_limit_and_no_deeper() {
         let mut losses = Losses::default();
-        let read =
-            stream_response_from_bytes(&nested(MAX_NESTING), &ReadLimits::default(), &mut losses)
-                .unwrap();
+        let read = stream_response_from_bytes(
+            &nested(MAX_NESTING),
+            &ReadLimits::default(),
+            &mut losses,
+            Reading::Whole,
+        )
+        .unwrap();
         let mut data = &read["message"]["parts"][0]["data"];
         for _ in 0..MAX_NESTING {
             data = &data["a"];
@@ -981,6 +985,7 @@ mod tests {
             &nested(MAX_NESTING + 1),
             &ReadLimits::default(),
             &mut losses,
+            Reading::Whole,
         )
         .unwrap_err();
         assert_eq!(
@@ -991,8 +996,13 @@ mod tests {
         );
         // Deep enough to overflow a stack read naively: refused, not a crash.
         assert!(
-            stream_response_from_bytes(&nested(5_000), &ReadLimits::default(), &mut losses)
-                .is_err()
+            stream_response_from_bytes(
+                &nested(5_000),
+                &ReadLimits::default(),
+                &mut losses,
+                Reading::Whole
+            )
+            .is_err()
         );
     }
 

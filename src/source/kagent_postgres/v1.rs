@@ -15,7 +15,7 @@
 
 use super::{Generation, KagentPostgres, key_lists};
 use crate::core::a2a_v1::fixture;
-use crate::core::a2a_v1::json::{self, Losses};
+use crate::core::a2a_v1::json::{self, Losses, Reading};
 use crate::core::a2a_v1::timeline::{self, EventRow, TaskRow};
 use crate::core::ingest::{Issue, KeepJson, Origin, RawEvents};
 use crate::core::parallel::spawn_beside;
@@ -445,13 +445,11 @@ pub fn read_session(
     let projected = timeline::projected(&tasks);
     let mut events = Vec::new();
     for row in rows.events {
-        let response = match keep {
-            KeepJson::Yes => json::stream_response_from_bytes(&row.data, limits, &mut losses),
-            KeepJson::No => {
-                let held = projected.get(row.id.as_str());
-                json::stream_response_placed(&row.data, limits, &mut losses, held)
-            }
+        let reading = match keep {
+            KeepJson::Yes => Reading::Whole,
+            KeepJson::No => Reading::ForTimeline(projected.get(row.id.as_str())),
         };
+        let response = json::stream_response_from_bytes(&row.data, limits, &mut losses, reading);
         match response {
             Ok(response) => events.push(EventRow {
                 created: time(
