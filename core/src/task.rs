@@ -173,16 +173,21 @@ pub fn task_events(
     Ok(events)
 }
 
-/// A metadata key as kagent spells it (`kagent_`) and as older runtimes
-/// did (`adk_`).
+/// A metadata key as kagent 1.0 names it where it has its own, as kagent
+/// spells it (`kagent_`) and as older runtimes did (`adk_`).
 struct Key {
+    canonical: Option<&'static str>,
     kagent: &'static str,
     adk: &'static str,
 }
 
 macro_rules! key {
     ($name:literal) => {
+        key!($name, None)
+    };
+    ($name:literal, $canonical:expr) => {
         Key {
+            canonical: $canonical,
             kagent: concat!("kagent_", $name),
             adk: concat!("adk_", $name),
         }
@@ -192,21 +197,15 @@ macro_rules! key {
 const INVOCATION_ID: Key = key!("invocation_id");
 const EVENT_TYPE: Key = key!("event_type");
 const AUTHOR: Key = key!("author");
-const TYPE: Key = key!("type");
+const TYPE: Key = key!("type", Some(PART_TYPE));
 const THOUGHT: Key = key!("thought");
 
-/// A prefixed metadata string; a part's type is first kagent 1.0's own.
+/// A metadata string, by kagent 1.0's own name first, then the prefixed.
 fn metadata_str<'v>(metadata: Option<&'v Value>, key: &Key) -> Option<&'v str> {
-    if key.kagent == TYPE.kagent
-        && let Some(canonical) = metadata
-            .and_then(|m| m.get(PART_TYPE))
-            .and_then(Value::as_str)
-    {
-        return Some(canonical);
-    }
     let metadata = metadata?;
-    [key.kagent, key.adk]
+    key.canonical
         .iter()
+        .chain([&key.kagent, &key.adk])
         .find_map(|name| metadata.get(*name)?.as_str())
 }
 

@@ -455,7 +455,6 @@ impl A2aClient {
         mut task: TaskView,
         deadline: Instant,
     ) -> Result<TaskView, AgentUnavailable> {
-        let method = dialect::get_method(protocol);
         while !task.state.is_settled() {
             let Some(id) = task.id.clone() else {
                 return Err(self.unavailable(format!(
@@ -464,9 +463,7 @@ impl A2aClient {
                 )));
             };
             tokio::time::sleep_until((Instant::now() + POLL).min(deadline)).await;
-            let result = self.get_task(protocol, user, json!({"id": id})).await?;
-            task = dialect::read_get(protocol, &result)
-                .map_err(|e| self.unavailable(format!("{method}: {e}")))?;
+            task = self.get_task(protocol, user, json!({"id": id})).await?.0;
         }
         Ok(task)
     }
@@ -485,14 +482,11 @@ impl A2aClient {
         let mut read = Vec::with_capacity(tasks.len());
         for id in tasks {
             let params = json!({"id": id, "historyLength": i32::MAX});
-            let task = self.get_task(protocol, user, params).await?;
-            let named = dialect::read_get(protocol, &task)
-                .map_err(|e| self.unavailable(format!("{}: {e}", dialect::get_method(protocol))))?
-                .context;
-            if named.as_deref() != Some(context) {
+            let (view, task) = self.get_task(protocol, user, params).await?;
+            if view.context.as_deref() != Some(context) {
                 return Ok(Err(format!(
                     "the Agent's task {id} is in conversation {}, not {context}, the probe's: not scored as the probe's",
-                    named.as_deref().unwrap_or("(none named)")
+                    view.context.as_deref().unwrap_or("(none named)")
                 )));
             }
             read.push(task);
@@ -500,17 +494,22 @@ impl A2aClient {
         Ok(Ok(read))
     }
 
-    /// One task as the Agent keeps it; safe to ask again.
+    /// One task as the Agent keeps it, read, and as it came; safe to ask
+    /// again.
     async fn get_task(
         &self,
         protocol: A2aProtocol,
         user: &str,
         params: Value,
-    ) -> Result<Value, AgentUnavailable> {
+    ) -> Result<(TaskView, Value), AgentUnavailable> {
         let method = dialect::get_method(protocol);
-        self.call(protocol, user, method, &params, Retry::default().attempts)
+        let task = self
+            .call(protocol, user, method, &params, Retry::default().attempts)
             .await
-            .map_err(|e| self.failed_call(protocol, method, e))
+            .map_err(|e| self.failed_call(protocol, method, e))?;
+        let view = dialect::read_get(protocol, &task)
+            .map_err(|e| self.unavailable(format!("{method}: {e}")))?;
+        Ok((view, task))
     }
 
     /// One JSON-RPC call; `attempts` > 1 only for calls that are safe to
