@@ -214,15 +214,26 @@ impl fmt::Display for At<'_> {
 }
 
 /// The first spelling present with a non-null value, and where it is.
+/// One pass over the object's few keys: most fields are looked up in
+/// three spellings and are absent, and hashing each spelling to learn so
+/// cost more than the rest of the reading.
 fn lookup<'v, 'p>(
     obj: &'v Map<String, Value>,
     spellings: &[&'static str],
     at: &'p At<'p>,
 ) -> Option<(At<'p>, &'v Value)> {
-    spellings.iter().find_map(|name| match obj.get(*name) {
-        None | Some(Value::Null) => None,
-        Some(value) => Some((At::Field(at, name), value)),
-    })
+    let mut first: Option<(usize, &'v Value)> = None;
+    for (key, value) in obj {
+        if value.is_null() {
+            continue;
+        }
+        if let Some(rank) = spellings.iter().position(|name| name == key)
+            && first.is_none_or(|(best, _)| rank < best)
+        {
+            first = Some((rank, value));
+        }
+    }
+    first.map(|(rank, value)| (At::Field(at, spellings[rank]), value))
 }
 
 /// How a JSON value is described in messages ("a list", "a string").
@@ -458,6 +469,27 @@ impl Reader {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_first_spelling_with_a_value_wins_wherever_it_is_in_the_object() {
+        let (event, issues) = Event::from_json(&json!({
+            "ID": "go", "invocationId": "tagged", "id": "python",
+            "Author": "go", "author": null,
+            "InvocationID": "go", "invocation_id": null,
+        }));
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(
+            event.id.as_deref(),
+            Some("python"),
+            "Python's spelling first"
+        );
+        assert_eq!(event.author.as_deref(), Some("go"), "a null is absent");
+        assert_eq!(
+            event.invocation_id.as_deref(),
+            Some("go"),
+            "Go's before the tagged, whatever the order of the keys"
+        );
+    }
 
     #[test]
     fn reads_python_go_and_tagged_go_spellings_alike() {

@@ -102,36 +102,43 @@ pub fn task_origin(source: &Arc<str>, task_id: &str, message: usize) -> Origin {
 /// A failed task's error, which is not in its history, becomes an event of
 /// its own. `Err` names why the task cannot be read at all.
 pub fn task_events(
-    task: &Value,
+    task: Value,
     protocol: Protocol,
     source: &Arc<str>,
     keep: KeepJson,
 ) -> Result<Vec<RawEvent>, Issue> {
-    let task_id = task.get("id").and_then(Value::as_str).unwrap_or("?");
-    let whole = || task_origin(source, task_id, 0);
-    let Some(task) = task.as_object() else {
+    // The task is taken apart: its messages, and their calls' arguments
+    // and results, are moved into the events rather than copied.
+    let task_id = task
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_string();
+    let whole = || task_origin(source, &task_id, 0);
+    let Value::Object(mut task) = task else {
         return Err(Issue::new(whole(), "a task is a JSON object"));
     };
-    let history = match task.get("history") {
-        None | Some(Value::Null) => &[][..],
-        Some(Value::Array(messages)) => messages.as_slice(),
+    let history = match task.remove("history") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(messages)) => messages,
         Some(_) => return Err(Issue::new(whole(), "`history` is not a list")),
     };
+    let messages = history.len();
     // The turn a message belongs to. A kagent 1.0 task is one user turn
     // with its human-in-the-loop continuations, whatever `adk_*` keys an
     // older alpha left on its parts; a 0.3 message may name its ADK
     // invocation, else the task is the turn.
     let task_invocation = match protocol {
-        Protocol::V1 => task_id,
-        Protocol::Legacy => metadata_str(task.get("metadata"), &INVOCATION_ID).unwrap_or(task_id),
+        Protocol::V1 => task_id.as_str(),
+        Protocol::Legacy => metadata_str(task.get("metadata"), &INVOCATION_ID).unwrap_or(&task_id),
     }
     .to_string();
     let mut seen = HashSet::new();
     let mut calls = Calls::new(protocol);
     let mut events = Vec::new();
-    for (index, message) in history.iter().enumerate() {
-        let origin = task_origin(source, task_id, index);
-        let Some(message) = message.as_object() else {
+    for (index, message) in history.into_iter().enumerate() {
+        let origin = task_origin(source, &task_id, index);
+        let Value::Object(message) = message else {
             return Err(Issue::new(
                 origin,
                 "a history entry is not a message object",
@@ -142,7 +149,7 @@ pub fn task_events(
             .get("messageId")
             .and_then(Value::as_str)
             .filter(|id| !id.is_empty())
-            && !seen.insert(id)
+            && !seen.insert(id.to_string())
         {
             continue;
         }
@@ -151,15 +158,15 @@ pub fn task_events(
             protocol,
             &task_invocation,
             index,
-            task_id,
+            &task_id,
             &mut calls,
         )
         .map_err(|why| Issue::new(origin.clone(), why))?;
         events.push(RawEvent::from_value(origin, value, keep));
     }
-    if let Some(error) = failure(task, protocol) {
+    if let Some(error) = failure(&task, protocol) {
         events.push(RawEvent::from_value(
-            task_origin(source, task_id, history.len()),
+            task_origin(source, &task_id, messages),
             json!({
                 "id": format!("{task_id}-status"),
                 "invocation_id": task_invocation,
@@ -171,6 +178,17 @@ pub fn task_events(
         ));
     }
     Ok(events)
+}
+
+/// A JSON object of `fields`, each value moved in (`json!` would copy a
+/// value it is given whole, through serde).
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .map(|(key, value)| (key.to_string(), value))
+            .collect(),
+    )
 }
 
 /// A metadata key as kagent 1.0 names it where it has its own, as kagent
@@ -346,14 +364,13 @@ fn is_crewai_progress(text: &str) -> bool {
 
 /// One history message as the event ADK would have stored for it.
 fn message_event(
-    message: &Map<String, Value>,
+    mut message: Map<String, Value>,
     protocol: Protocol,
     task_invocation: &str,
     index: usize,
     task_id: &str,
     calls: &mut Calls,
 ) -> Result<Value, String> {
-    let metadata = message.get("metadata").filter(|m| !m.is_null());
     let role = message.get("role").and_then(Value::as_str);
     // A 1.0 message is the user's or the agent's; any other role is not
     // guessed to be either.
@@ -364,10 +381,11 @@ fn message_event(
         ));
     }
     let user = is_user(role);
-    let parts = match message.get("parts") {
+    let parts = match message.remove("parts") {
         Some(Value::Array(parts)) => parts,
         _ => return Err("a message without a list of parts".into()),
     };
+    let metadata = message.get("metadata").filter(|m| !m.is_null());
     let runtime_only = metadata_str(metadata, &EVENT_TYPE) == Some("agent_handoff")
         || is_approval_exchange(metadata)
         || (!user
@@ -377,32 +395,40 @@ fn message_event(
         vec![json!({"a2a_part": "runtime"})]
     } else {
         parts
-            .iter()
+            .into_iter()
             .map(|part| event_part(part, protocol, calls))
             .collect::<Result<_, _>>()?
     };
-    let author = metadata_str(metadata, &AUTHOR)
-        .map(String::from)
-        .unwrap_or_else(|| if user { "user" } else { "agent" }.into());
-    let mut event = json!({
-        "id": match (message.get("messageId").and_then(Value::as_str), message.get(ARTIFACT)) {
-            (Some(id), _) if !id.is_empty() => id.to_string(),
-            (_, Some(Value::String(artifact))) => format!("artifact {artifact}"),
-            _ => format!("{task_id}-{index}"),
-        },
-        "invocation_id": match protocol {
-            Protocol::V1 => task_invocation,
-            Protocol::Legacy => metadata_str(metadata, &INVOCATION_ID).unwrap_or(task_invocation),
-        },
-        "author": author,
-        "content": {"role": if user { "user" } else { "model" }, "parts": parts},
-    });
+    let author = metadata_str(metadata, &AUTHOR).unwrap_or(if user { "user" } else { "agent" });
+    let id = match (
+        message.get("messageId").and_then(Value::as_str),
+        message.get(ARTIFACT),
+    ) {
+        (Some(id), _) if !id.is_empty() => id.to_string(),
+        (_, Some(Value::String(artifact))) => format!("artifact {artifact}"),
+        _ => format!("{task_id}-{index}"),
+    };
+    let invocation = match protocol {
+        Protocol::V1 => task_invocation,
+        Protocol::Legacy => metadata_str(metadata, &INVOCATION_ID).unwrap_or(task_invocation),
+    };
+    let mut event = Map::new();
+    event.insert("id".into(), Value::String(id));
+    event.insert("invocation_id".into(), json!(invocation));
+    event.insert("author".into(), json!(author));
+    event.insert(
+        "content".into(),
+        object([
+            ("role", json!(if user { "user" } else { "model" })),
+            ("parts", Value::Array(parts)),
+        ]),
+    );
     if let Some(usage) = metadata.and_then(|m| {
         m.get(USAGE)
             .or_else(|| m.get("kagent_usage_metadata"))
             .or_else(|| m.get("adk_usage_metadata"))
     }) {
-        event["usage_metadata"] = usage.clone();
+        event.insert("usage_metadata".into(), usage.clone());
     }
     // kagent 1.0's history carries when each message happened.
     if let Some(time) = message
@@ -410,48 +436,65 @@ fn message_event(
         .and_then(Value::as_str)
         .and_then(|t| t.parse::<jiff::Timestamp>().ok())
     {
-        event["timestamp"] = json!(time.as_microsecond() as f64 / 1e6);
+        event.insert(
+            "timestamp".into(),
+            json!(time.as_microsecond() as f64 / 1e6),
+        );
     }
-    Ok(event)
+    Ok(Value::Object(event))
 }
 
 /// A part in ADK's shape: text (a thought when its metadata says so), a
 /// function call or response, or something no trajectory holds.
-fn event_part(part: &Value, protocol: Protocol, calls: &mut Calls) -> Result<Value, String> {
+fn event_part(mut part: Value, protocol: Protocol, calls: &mut Calls) -> Result<Value, String> {
     let metadata = part.get("metadata").filter(|m| !m.is_null());
-    if let Some(text) = part_text(part, protocol) {
-        return Ok(json!({"text": text, "thought": metadata_flag(metadata, &THOUGHT)}));
+    if part_text(&part, protocol).is_some() {
+        let thought = metadata_flag(metadata, &THOUGHT);
+        let text = part.get_mut("text").map_or(Value::Null, Value::take);
+        return Ok(object([("text", text), ("thought", Value::Bool(thought))]));
     }
-    let kind = metadata_str(metadata, &TYPE);
-    match (part_data(part, protocol), kind) {
-        (Some(data), Some("function_call")) => {
-            let mut args = data.get("args").cloned().unwrap_or(Value::Null);
+    let kind = metadata_str(metadata, &TYPE).map(str::to_string);
+    let data = part_data(&part, protocol).is_some().then(|| {
+        let data = part.get_mut("data").map_or(Value::Null, Value::take);
+        match (protocol, data) {
+            // 1.0 nests the object as `data.data`, where a field of that
+            // name is there.
+            (Protocol::V1, Value::Object(mut data)) if data.contains_key("data") => {
+                data.remove("data").unwrap_or_default()
+            }
+            (_, data) => data,
+        }
+    });
+    let field = |data: &mut Value, name: &str| data.get_mut(name).map_or(Value::Null, Value::take);
+    match (data, kind.as_deref()) {
+        (Some(mut data), Some("function_call")) => {
+            let mut args = field(&mut data, "args");
             // CrewAI records a call's arguments as JSON text.
             if let Value::String(text) = &args
                 && let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(text)
             {
                 args = object;
             }
-            let (id, name) = (
-                data.get("id").cloned().unwrap_or(Value::Null),
-                data.get("name").cloned().unwrap_or(Value::Null),
-            );
+            let (id, name) = (field(&mut data, "id"), field(&mut data, "name"));
             calls.make(id.clone(), name.clone());
-            Ok(json!({"function_call": {"id": id, "name": name, "args": args}}))
+            Ok(object([(
+                "function_call",
+                object([("id", id), ("name", name), ("args", args)]),
+            )]))
         }
-        (Some(data), Some("function_response")) => {
+        (Some(mut data), Some("function_response")) => {
             // ADK's responses are objects; other runtimes record the bare
             // result, which ADK would have wrapped as {"result": ...}.
-            let response = match data.get("response") {
-                Some(object @ Value::Object(_)) => object.clone(),
-                Some(other) => json!({"result": other}),
+            let response = match data.get_mut("response").map(Value::take) {
+                Some(object @ Value::Object(_)) => object,
+                Some(other) => object([("result", other)]),
                 None => Value::Null,
             };
-            let (id, name) = calls.answer(
-                data.get("id").unwrap_or(&Value::Null),
-                data.get("name").unwrap_or(&Value::Null),
-            )?;
-            Ok(json!({"function_response": {"id": id, "name": name, "response": response}}))
+            let (id, name) = calls.answer(&field(&mut data, "id"), &field(&mut data, "name"))?;
+            Ok(object([(
+                "function_response",
+                object([("id", id), ("name", name), ("response", response)]),
+            )]))
         }
         (Some(_), Some(other)) => Err(format!(
             "a data part of unknown type {other:?} (expected function_call or function_response)"
@@ -491,7 +534,7 @@ mod tests {
                         "metadata": {"adk_type": "function_response"}}]}
         ]});
         let values = |task: &Value, protocol| -> Vec<Value> {
-            task_events(task, protocol, &source(), KeepJson::Yes)
+            task_events(task.clone(), protocol, &source(), KeepJson::Yes)
                 .unwrap()
                 .into_iter()
                 .map(|e| e.value().unwrap())
@@ -522,13 +565,14 @@ mod tests {
             {"messageId": "a2", "role": "ROLE_AGENT", "metadata": leftover("e-2"),
              "parts": [{"text": "restarted"}]}
         ]});
-        let invocations: Vec<Value> = task_events(&task, Protocol::V1, &source(), KeepJson::Yes)
-            .unwrap()
-            .iter()
-            .map(|e| e.value().unwrap()["invocation_id"].clone())
-            .collect();
+        let invocations: Vec<Value> =
+            task_events(task.clone(), Protocol::V1, &source(), KeepJson::Yes)
+                .unwrap()
+                .iter()
+                .map(|e| e.value().unwrap()["invocation_id"].clone())
+                .collect();
         assert_eq!(invocations, ["t", "t", "t"]);
-        let legacy = task_events(&task, Protocol::Legacy, &source(), KeepJson::Yes).unwrap();
+        let legacy = task_events(task.clone(), Protocol::Legacy, &source(), KeepJson::Yes).unwrap();
         assert_eq!(
             legacy[1].value().unwrap()["invocation_id"],
             "e-1",
@@ -540,14 +584,16 @@ mod tests {
     fn a_failed_task_says_why_and_bad_tasks_are_named() {
         let failed = json!({"id": "t", "history": [], "status": {"state": "failed",
             "message": {"parts": [{"kind": "text", "text": "order A-17 does not exist"}]}}});
-        let events = task_events(&failed, Protocol::Legacy, &source(), KeepJson::Yes).unwrap();
+        let events =
+            task_events(failed.clone(), Protocol::Legacy, &source(), KeepJson::Yes).unwrap();
         assert_eq!(
             events[0].value().unwrap()["error_message"],
             "order A-17 does not exist"
         );
         let odd = json!({"id": "t", "history": [{"role": "agent", "parts": [
             {"kind": "data", "data": {}, "metadata": {"kagent_type": "mystery"}}]}]});
-        let issue = task_events(&odd, Protocol::Legacy, &source(), KeepJson::No).unwrap_err();
+        let issue =
+            task_events(odd.clone(), Protocol::Legacy, &source(), KeepJson::No).unwrap_err();
         assert!(issue.to_string().contains("task t message 0"), "{issue}");
         assert!(Protocol::from_column(Some("0.3")).is_err());
         assert_eq!(Protocol::from_column(None), Ok(Protocol::Legacy));
@@ -567,17 +613,18 @@ mod tests {
         };
         let paired =
             json!({"id": "t", "history": [call("1"), call("2"), result("2"), result("1")]});
-        let answered: Vec<Value> = task_events(&paired, Protocol::V1, &source(), KeepJson::Yes)
-            .unwrap()
-            .iter()
-            .filter_map(|e| {
-                let value = e.value().unwrap();
-                Some(value["content"]["parts"][0].get("function_response")?["id"].clone())
-            })
-            .collect();
+        let answered: Vec<Value> =
+            task_events(paired.clone(), Protocol::V1, &source(), KeepJson::Yes)
+                .unwrap()
+                .iter()
+                .filter_map(|e| {
+                    let value = e.value().unwrap();
+                    Some(value["content"]["parts"][0].get("function_response")?["id"].clone())
+                })
+                .collect();
         assert_eq!(answered, ["2", "1"]);
         let orphan = json!({"id": "t", "history": [call("1"), result("9")]});
-        let issue = task_events(&orphan, Protocol::V1, &source(), KeepJson::No).unwrap_err();
+        let issue = task_events(orphan.clone(), Protocol::V1, &source(), KeepJson::No).unwrap_err();
         assert!(
             issue
                 .to_string()
@@ -587,7 +634,8 @@ mod tests {
 
         let unspecified = json!({"id": "t", "history": [
             {"messageId": "u", "role": "ROLE_UNSPECIFIED", "parts": [{"text": "hello"}]}]});
-        let issue = task_events(&unspecified, Protocol::V1, &source(), KeepJson::No).unwrap_err();
+        let issue =
+            task_events(unspecified.clone(), Protocol::V1, &source(), KeepJson::No).unwrap_err();
         assert!(
             issue.to_string().contains("role ROLE_UNSPECIFIED"),
             "{issue}"
@@ -605,7 +653,7 @@ mod tests {
             {"messageId": "q", "role": "ROLE_AGENT", "metadata": hitl("ask_user_request"),
              "parts": [{"text": "Which database?"}]}
         ]});
-        let texts: Vec<Value> = task_events(&task, Protocol::V1, &source(), KeepJson::Yes)
+        let texts: Vec<Value> = task_events(task.clone(), Protocol::V1, &source(), KeepJson::Yes)
             .unwrap()
             .iter()
             .map(|e| e.value().unwrap()["content"]["parts"][0]["text"].clone())

@@ -237,7 +237,7 @@ pub(crate) fn tasks_to_events(
             Protocol::from_column(task.protocol.as_deref()).map_err(|why| Issue::new(&origin, why));
         match value
             .and_then(|v| protocol.map(|p| (v, p)))
-            .and_then(|(v, p)| task_events(&v, p, source, keep))
+            .and_then(|(v, p)| task_events(v, p, source, keep))
         {
             Ok(events) => raw.events.extend(events),
             Err(issue) => raw.issues.push(issue),

@@ -142,7 +142,7 @@ pub fn read_rows(
     for unread in conversation.unread {
         raw.issues.push(Issue::new(origin(unread.row), unread.why));
     }
-    for task in &conversation.tasks {
+    for task in conversation.tasks {
         match task_events(task, Protocol::V1, source, keep) {
             Ok(read) => raw.events.extend(read),
             Err(issue) => raw.issues.push(issue),
