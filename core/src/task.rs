@@ -266,14 +266,20 @@ fn part_text(part: &Value, protocol: Protocol) -> Option<&str> {
     is_text.then(|| part.get("text")?.as_str()).flatten()
 }
 
-/// A data part's object: `{"kind": "data", "data": {...}}` in 0.3,
-/// `{"data": {"data": {...}}}` in 1.0.
-fn part_data(part: &Value, protocol: Protocol) -> Option<&Value> {
+/// A data part's object, taken out of it: `{"kind": "data", "data":
+/// {...}}` in 0.3, `{"data": {"data": {...}}}` in 1.0.
+fn take_part_data(part: &mut Value, protocol: Protocol) -> Option<Value> {
     match protocol {
         Protocol::Legacy => (part.get("kind").and_then(Value::as_str) == Some("data"))
-            .then(|| part.get("data"))
+            .then(|| part.get_mut("data").map(Value::take))
             .flatten(),
-        Protocol::V1 => part.get("data").map(|d| d.get("data").unwrap_or(d)),
+        Protocol::V1 => {
+            let data = part.get_mut("data")?;
+            Some(match data.get_mut("data") {
+                Some(inner) => inner.take(),
+                None => data.take(),
+            })
+        }
     }
 }
 
@@ -454,17 +460,7 @@ fn event_part(mut part: Value, protocol: Protocol, calls: &mut Calls) -> Result<
         return Ok(object([("text", text), ("thought", Value::Bool(thought))]));
     }
     let kind = metadata_str(metadata, &TYPE).map(str::to_string);
-    let data = part_data(&part, protocol).is_some().then(|| {
-        let data = part.get_mut("data").map_or(Value::Null, Value::take);
-        match (protocol, data) {
-            // 1.0 nests the object as `data.data`, where a field of that
-            // name is there.
-            (Protocol::V1, Value::Object(mut data)) if data.contains_key("data") => {
-                data.remove("data").unwrap_or_default()
-            }
-            (_, data) => data,
-        }
-    });
+    let data = take_part_data(&mut part, protocol);
     let field = |data: &mut Value, name: &str| data.get_mut(name).map_or(Value::Null, Value::take);
     match (data, kind.as_deref()) {
         (Some(mut data), Some("function_call")) => {
