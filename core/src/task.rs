@@ -180,6 +180,12 @@ pub fn task_events(
     Ok(events)
 }
 
+/// The value of `object`'s field `name`, taken out of it (null when
+/// absent, or when `object` is no object).
+fn taken(object: &mut Value, name: &str) -> Value {
+    object.get_mut(name).map_or(Value::Null, Value::take)
+}
+
 /// A JSON object of `fields`, each value moved in (`json!` would copy a
 /// value it is given whole, through serde).
 fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
@@ -453,25 +459,24 @@ fn message_event(
 /// A part in ADK's shape: text (a thought when its metadata says so), a
 /// function call or response, or something no trajectory holds.
 fn event_part(mut part: Value, protocol: Protocol, calls: &mut Calls) -> Result<Value, String> {
-    let metadata = part.get("metadata").filter(|m| !m.is_null());
+    let metadata = taken(&mut part, "metadata");
+    let metadata = Some(&metadata).filter(|m| !m.is_null());
     if part_text(&part, protocol).is_some() {
         let thought = metadata_flag(metadata, &THOUGHT);
-        let text = part.get_mut("text").map_or(Value::Null, Value::take);
+        let text = taken(&mut part, "text");
         return Ok(object([("text", text), ("thought", Value::Bool(thought))]));
     }
-    let kind = metadata_str(metadata, &TYPE).map(str::to_string);
     let data = take_part_data(&mut part, protocol);
-    let field = |data: &mut Value, name: &str| data.get_mut(name).map_or(Value::Null, Value::take);
-    match (data, kind.as_deref()) {
+    match (data, metadata_str(metadata, &TYPE)) {
         (Some(mut data), Some("function_call")) => {
-            let mut args = field(&mut data, "args");
+            let mut args = taken(&mut data, "args");
             // CrewAI records a call's arguments as JSON text.
             if let Value::String(text) = &args
                 && let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(text)
             {
                 args = object;
             }
-            let (id, name) = (field(&mut data, "id"), field(&mut data, "name"));
+            let (id, name) = (taken(&mut data, "id"), taken(&mut data, "name"));
             calls.make(id.clone(), name.clone());
             Ok(object([(
                 "function_call",
@@ -486,7 +491,7 @@ fn event_part(mut part: Value, protocol: Protocol, calls: &mut Calls) -> Result<
                 Some(other) => object([("result", other)]),
                 None => Value::Null,
             };
-            let (id, name) = calls.answer(&field(&mut data, "id"), &field(&mut data, "name"))?;
+            let (id, name) = calls.answer(&taken(&mut data, "id"), &taken(&mut data, "name"))?;
             Ok(object([(
                 "function_response",
                 object([("id", id), ("name", name), ("response", response)]),
