@@ -122,14 +122,18 @@ fn row<M: prost::Message + Default>(
     losses: &mut Losses,
     read: impl FnOnce(&M, &mut Losses) -> Json,
 ) -> Result<Json, DecodeFailure> {
-    let mut count = 0;
-    elements(bytes, shape, 0, &mut count, limits.row_elements);
-    limits
-        .check_elements(count)
-        .map_err(|message| DecodeFailure {
-            message,
-            offset: None,
-        })?;
+    // Every element inside a row takes two of its bytes at least (its key
+    // and its length): a row that short has too few to walk them.
+    if 1 + bytes.len() as u64 / 2 > limits.row_elements {
+        let mut count = 0;
+        elements(bytes, shape, 0, &mut count, limits.row_elements);
+        limits
+            .check_elements(count)
+            .map_err(|message| DecodeFailure {
+                message,
+                offset: None,
+            })?;
+    }
     let message = decode::<M>(bytes, what)?;
     let json = read(&message, losses);
     match losses.unreadable.take() {
@@ -938,6 +942,39 @@ mod tests {
         assert!(
             stream_response_from_bytes(&huge, &ReadLimits::default(), &mut losses, Reading::Whole)
                 .is_err()
+        );
+    }
+
+    /// The densest rows there are, empty parts of two bytes each: one
+    /// element over the limit is walked and refused, the limit itself is
+    /// read.
+    #[test]
+    fn a_row_short_enough_to_be_within_the_limit_is_read_unwalked_and_no_longer_one() {
+        let empty_parts = |parts: usize| {
+            StreamResponse {
+                payload: Some(Payload::Message(Message {
+                    parts: vec![Part::default(); parts],
+                    ..Message::default()
+                })),
+            }
+            .encode_to_vec()
+        };
+        let limits = ReadLimits {
+            row_elements: 10,
+            ..ReadLimits::default()
+        };
+        let mut losses = Losses::default();
+        let read = |row: &[u8], losses: &mut Losses| {
+            stream_response_from_bytes(row, &limits, losses, Reading::Whole)
+        };
+        // The response, its message and eight parts in 18 bytes.
+        assert_eq!(empty_parts(8).len(), 18);
+        assert!(read(&empty_parts(8), &mut losses).is_ok());
+        // Eleven elements in 20 bytes.
+        let refused = read(&empty_parts(9), &mut losses).unwrap_err();
+        assert!(
+            refused.message.contains("more than 10 elements"),
+            "{refused}"
         );
     }
 

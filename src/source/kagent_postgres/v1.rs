@@ -119,6 +119,11 @@ SELECT k.place::int4 AS place, t.id, octet_length(t.data)::int8 AS size,
  ORDER BY k.place, t.position"
 );
 
+/// A row of [`FETCH_TASKS`], by position (reading a column by its name
+/// hashes the name, for every column of every row): place, id, size,
+/// data (NULL over the row limit), created.
+type TaskColumns = (i32, String, Option<i64>, Option<Vec<u8>>, Option<i64>);
+
 const FETCH_EVENTS: &str = concat!(
     "
 SELECT k.place::int4 AS place, e.sequence, e.task_id, e.message_id, octet_length(e.data)::int8 AS size,
@@ -128,6 +133,18 @@ SELECT k.place::int4 AS place, e.sequence, e.task_id, e.message_id, octet_length
   FROM unnest($1::uuid[]) WITH ORDINALITY AS k(history_id, place)
   JOIN session_task_event e ON e.history_id = k.history_id AND e.published
  ORDER BY k.place, e.sequence"
+);
+
+/// A row of [`FETCH_EVENTS`], by position: place, sequence, task id,
+/// message id, size, data (NULL over the row limit), created.
+type EventColumns = (
+    i32,
+    i64,
+    String,
+    Option<String>,
+    Option<i64>,
+    Option<Vec<u8>>,
+    Option<i64>,
 );
 
 /// The Agent of a row, unknown where its revision was deleted outright
@@ -236,8 +253,7 @@ pub async fn fetch(
     let mut rows: Vec<Held<SessionBytes>> = listed.iter().map(|_| Held::default()).collect();
     // The row's Session: rows come in the order of the Sessions' places,
     // which count from one, and none before `from`.
-    let slot = |row: &PgRow, from: usize| -> Result<usize, SourceError> {
-        let place: i32 = row.try_get("place").map_err(|e| source.unavailable(e))?;
+    let slot = |place: i32, from: usize| -> Result<usize, SourceError> {
         usize::try_from(place)
             .ok()
             .and_then(|p| p.checked_sub(1))
@@ -248,27 +264,28 @@ pub async fn fetch(
             })
     };
     {
-        let mut stream = sqlx::query(FETCH_TASKS)
+        let mut stream = sqlx::query_as::<_, TaskColumns>(FETCH_TASKS)
             .bind(&histories)
             .bind(row_bytes)
             .fetch(&mut *tx);
-        while let Some(row) = stream.try_next().await.map_err(|e| source.unavailable(e))? {
-            let at = slot(&row, 0)?;
-            let id: String = row.try_get("id").map_err(|e| source.unavailable(e))?;
+        while let Some((place, id, size, data, created)) =
+            stream.try_next().await.map_err(|e| source.unavailable(e))?
+        {
+            let at = slot(place, 0)?;
             if !admits(
                 &mut rows[at],
-                &row,
+                size,
                 || format!("session_task row {id}"),
                 source,
-            )? {
+            ) {
                 continue;
             }
             rows[at].rows_mut().tasks.push(BytesRow {
                 id,
                 message_id: None,
                 sequence: 0,
-                data: data(&row, source)?,
-                created: row.try_get("created").map_err(|e| source.unavailable(e))?,
+                data: data.unwrap_or_default(),
+                created,
             });
         }
     }
@@ -282,32 +299,31 @@ pub async fn fetch(
         }));
     };
     {
-        let mut stream = sqlx::query(FETCH_EVENTS)
+        let mut stream = sqlx::query_as::<_, EventColumns>(FETCH_EVENTS)
             .bind(&histories)
             .bind(row_bytes)
             .fetch(&mut *tx);
-        while let Some(row) = stream.try_next().await.map_err(|e| source.unavailable(e))? {
-            let at = slot(&row, reads.len())?;
+        while let Some((place, sequence, task_id, message_id, size, data, created)) =
+            stream.try_next().await.map_err(|e| source.unavailable(e))?
+        {
+            let at = slot(place, reads.len())?;
             while reads.len() < at {
                 read_next(&mut rows, &mut reads);
             }
-            let sequence: i64 = row.try_get("sequence").map_err(|e| source.unavailable(e))?;
             if !admits(
                 &mut rows[at],
-                &row,
+                size,
                 || format!("session_task_event row {sequence}"),
                 source,
-            )? {
+            ) {
                 continue;
             }
             rows[at].rows_mut().events.push(BytesRow {
-                id: row.try_get("task_id").map_err(|e| source.unavailable(e))?,
-                message_id: row
-                    .try_get("message_id")
-                    .map_err(|e| source.unavailable(e))?,
+                id: task_id,
+                message_id,
                 sequence,
-                data: data(&row, source)?,
-                created: row.try_get("created").map_err(|e| source.unavailable(e))?,
+                data: data.unwrap_or_default(),
+                created,
             });
         }
     }
@@ -352,28 +368,19 @@ pub struct SessionBytes {
     pub events: Vec<BytesRow>,
 }
 
-/// Whether `row`, named by `what`, is to be held in `held`, by its size.
+/// Whether a row of `size` bytes, named by `what`, is to be held in `held`.
 fn admits(
     held: &mut Held<SessionBytes>,
-    row: &PgRow,
+    size: Option<i64>,
     what: impl FnOnce() -> String,
     source: &KagentPostgres,
-) -> Result<bool, SourceError> {
-    let size: Option<i64> = row.try_get("size").map_err(|e| source.unavailable(e))?;
-    Ok(
-        held.admits(size.map_or(0, i64::unsigned_abs), &source.limits, || {
-            Origin::Row {
-                source: source.name(),
-                event_id: what(),
-            }
-        }),
-    )
-}
-
-/// A held row's bytes (none for a NULL `data`).
-fn data(row: &PgRow, source: &KagentPostgres) -> Result<Vec<u8>, SourceError> {
-    let data: Option<Vec<u8>> = row.try_get("data").map_err(|e| source.unavailable(e))?;
-    Ok(data.unwrap_or_default())
+) -> bool {
+    held.admits(size.map_or(0, i64::unsigned_abs), &source.limits, || {
+        Origin::Row {
+            source: source.name(),
+            event_id: what(),
+        }
+    })
 }
 
 /// A `session_task` row (`id` its task id) or a `session_task_event` row
