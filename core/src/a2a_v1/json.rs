@@ -540,7 +540,7 @@ fn deeper(depth: usize) -> Result<usize, String> {
 /// `Struct { map<string, Value> fields = 1 }`: entries have no order on
 /// the wire, so keys are sorted; a repeated key keeps its last value.
 fn struct_json(bytes: &[u8], depth: usize, losses: &mut Losses) -> Result<Json, String> {
-    let mut fields = std::collections::BTreeMap::new();
+    let mut fields = Vec::new();
     let mut wire = Wire::new(bytes);
     while let Some((number, kind)) = wire.field()? {
         if (number, kind) != (1, DELIMITED) {
@@ -556,8 +556,12 @@ fn struct_json(bytes: &[u8], depth: usize, losses: &mut Losses) -> Result<Json, 
                 _ => entry.skip(kind)?,
             }
         }
-        fields.insert(key, value);
+        fields.push((key, value));
     }
+    // Keys in order, as protobuf's JSON prints a map; the sort is stable
+    // and a key inserted again keeps its place with the later value, so
+    // a key on the wire twice reads as the last, as protobuf's maps do.
+    fields.sort_by(|(a, _), (b, _)| a.cmp(b));
     Ok(Json::Object(fields.into_iter().collect()))
 }
 
@@ -978,13 +982,29 @@ mod tests {
         );
     }
 
-    fn nested(levels: usize) -> Vec<u8> {
-        let field = |key: u8, body: &[u8]| {
-            let mut out = vec![key];
-            prost::encoding::encode_varint(body.len() as u64, &mut out);
-            out.extend_from_slice(body);
-            out
+    /// A length-delimited field, its key byte given, written by hand.
+    fn field(key: u8, body: &[u8]) -> Vec<u8> {
+        let mut out = vec![key];
+        prost::encoding::encode_varint(body.len() as u64, &mut out);
+        out.extend_from_slice(body);
+        out
+    }
+
+    #[test]
+    fn a_struct_reads_with_its_keys_in_order_and_a_key_twice_as_its_last_value() {
+        let entry = |key: &str, text: &str| {
+            let value = field(0x1a, text.as_bytes());
+            field(
+                0x0a,
+                &[field(0x0a, key.as_bytes()), field(0x12, &value)].concat(),
+            )
         };
+        let bytes = [entry("b", "first"), entry("a", "x"), entry("b", "last")].concat();
+        let json = struct_json(&bytes, 0, &mut Losses::default()).unwrap();
+        assert_eq!(json.to_string(), r#"{"a":"x","b":"last"}"#);
+    }
+
+    fn nested(levels: usize) -> Vec<u8> {
         let mut value = field(0x1a, b"bottom");
         for _ in 0..levels {
             let entry = [field(0x0a, b"a"), field(0x12, &value)].concat();
