@@ -42,12 +42,33 @@ impl ReadLimits {
     }
 
     /// Why a row of JSON `text` is refused for its elements, if it is.
+    /// Each element counted is a byte of the text (`{`, `[` or `,`), so a
+    /// text no longer than the limit is within it without a count.
     pub fn check_json(&self, text: &[u8]) -> Result<(), String> {
+        if text.len() as u64 <= self.row_elements {
+            return Ok(());
+        }
         self.check_elements(json_elements(text, self.row_elements))
     }
 
+    /// Why a protobuf row of `bytes` is refused for its elements, if it
+    /// is; `count` counts them, stopping past the limit it is given. Every
+    /// element inside a row takes two of its bytes at least (its key and
+    /// its length), so a row too short to hold more than the limit is
+    /// within it without a count.
+    pub fn check_protobuf(
+        &self,
+        bytes: &[u8],
+        count: impl FnOnce(u64) -> u64,
+    ) -> Result<(), String> {
+        if bytes.len() as u64 / 2 < self.row_elements {
+            return Ok(());
+        }
+        self.check_elements(count(self.row_elements))
+    }
+
     /// Why a row of `elements` elements is refused, if it is.
-    pub fn check_elements(&self, elements: u64) -> Result<(), String> {
+    fn check_elements(&self, elements: u64) -> Result<(), String> {
         if elements > self.row_elements {
             return Err(format!(
                 "holds more than {} elements (messages, artifacts, parts and JSON values), the limit per row (sessions.limits.rowElements): not decoded",
@@ -241,6 +262,14 @@ mod tests {
         assert_eq!(held.rows_seen(), 4);
         let refused = held.into_rows().unwrap_err();
         assert!(refused.to_string().contains("row 4"), "{refused}");
+    }
+
+    /// The densest JSON there is, one element a byte: a text as long as
+    /// the limit is within it, one byte more is counted and refused.
+    #[test]
+    fn a_json_text_no_longer_than_the_limit_is_within_it_and_no_longer_one() {
+        assert!(small().check_json(b"[[[[").is_ok());
+        assert!(small().check_json(b"[[[[[").is_err());
     }
 
     #[test]

@@ -122,18 +122,16 @@ fn row<M: prost::Message + Default>(
     losses: &mut Losses,
     read: impl FnOnce(&M, &mut Losses) -> Json,
 ) -> Result<Json, DecodeFailure> {
-    // Every element inside a row takes two of its bytes at least (its key
-    // and its length): a row that short has too few to walk them.
-    if 1 + bytes.len() as u64 / 2 > limits.row_elements {
-        let mut count = 0;
-        elements(bytes, shape, 0, &mut count, limits.row_elements);
-        limits
-            .check_elements(count)
-            .map_err(|message| DecodeFailure {
-                message,
-                offset: None,
-            })?;
-    }
+    limits
+        .check_protobuf(bytes, |limit| {
+            let mut count = 0;
+            elements(bytes, shape, 0, &mut count, limit);
+            count
+        })
+        .map_err(|message| DecodeFailure {
+            message,
+            offset: None,
+        })?;
     let message = decode::<M>(bytes, what)?;
     let json = read(&message, losses);
     match losses.unreadable.take() {
