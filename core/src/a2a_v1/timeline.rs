@@ -233,6 +233,8 @@ struct Updates<'r> {
     rows: Vec<&'r EventRow>,
     /// Streamed in chunks (`append`).
     streamed: bool,
+    /// Whether the task's projection holds the artifact.
+    projected: bool,
 }
 
 fn task_with_history(row: TaskRow, own: &[&EventRow], unread: &mut Vec<Unread>) -> Merged {
@@ -299,31 +301,32 @@ fn task_with_history(row: TaskRow, own: &[&EventRow], unread: &mut Vec<Unread>) 
         entry.rows.push(event);
         entry.streamed |= update.get("append") == Some(&Value::Bool(true));
     }
-    let mut projected: HashSet<String> = HashSet::new();
     for artifact in artifacts {
         let mut artifact = match artifact {
             Value::Object(artifact) => artifact,
             _ => Map::new(),
         };
-        let id = match artifact.get("artifactId") {
-            Some(Value::String(id)) => id.clone(),
+        let id = match artifact.shift_remove("artifactId") {
+            Some(Value::String(id)) => id,
             _ => String::new(),
         };
-        let (first, streamed) = match updates.get(id.as_str()) {
-            Some(u) => (u.rows.first().copied(), u.streamed),
+        let (first, streamed) = match updates.get_mut(id.as_str()) {
+            Some(u) => {
+                u.projected = true;
+                (u.rows.first().copied(), u.streamed)
+            }
             None => (None, false),
         };
         let parts = artifact.shift_remove("parts").unwrap_or(json!([]));
         let metadata = artifact.shift_remove("metadata");
         items.push(artifact_item(&id, parts, metadata, first, streamed));
-        projected.insert(id);
     }
     // Artifacts whose updates were published but that the projection does
     // not hold (an empty `data`, say): rebuilt from the updates, as a
     // client following the stream would have.
     let mut missing: Vec<(&str, &Updates)> = updates
         .iter()
-        .filter(|(id, _)| !projected.contains(**id))
+        .filter(|(_, u)| !u.projected)
         .map(|(id, u)| (*id, u))
         .collect();
     missing.sort_by_key(|(_, u)| u.rows[0].sequence);
