@@ -556,9 +556,7 @@ fn struct_json(bytes: &[u8], depth: usize, losses: &mut Losses) -> Result<Json, 
         }
         fields.push((key, value));
     }
-    // Keys in order, as protobuf's JSON prints a map; the sort is stable
-    // and a key inserted again keeps its place with the later value, so
-    // a key on the wire twice reads as the last, as protobuf's maps do.
+    // Stable, and a key collected twice keeps the later value.
     fields.sort_by(|(a, _), (b, _)| a.cmp(b));
     Ok(Json::Object(fields.into_iter().collect()))
 }
@@ -903,19 +901,13 @@ mod tests {
     #[test]
     fn elements_are_counted_before_decoding_and_a_row_over_the_limit_is_refused() {
         let message = |parts: usize| {
-            StreamResponse {
-                payload: Some(Payload::Message(Message {
-                    parts: vec![
-                        Part {
-                            content: Some(PartContent::Text("x".into())),
-                            ..Part::default()
-                        };
-                        parts
-                    ],
-                    ..Message::default()
-                })),
-            }
-            .encode_to_vec()
+            message_of(vec![
+                Part {
+                    content: Some(PartContent::Text("x".into())),
+                    ..Part::default()
+                };
+                parts
+            ])
         };
         let limits = |row_elements| ReadLimits {
             row_elements,
@@ -952,15 +944,7 @@ mod tests {
     /// read.
     #[test]
     fn a_row_short_enough_to_be_within_the_limit_is_read_unwalked_and_no_longer_one() {
-        let empty_parts = |parts: usize| {
-            StreamResponse {
-                payload: Some(Payload::Message(Message {
-                    parts: vec![Part::default(); parts],
-                    ..Message::default()
-                })),
-            }
-            .encode_to_vec()
-        };
+        let empty_parts = |parts: usize| message_of(vec![Part::default(); parts]);
         let limits = ReadLimits {
             row_elements: 10,
             ..ReadLimits::default()
@@ -978,6 +962,17 @@ mod tests {
             refused.message.contains("more than 10 elements"),
             "{refused}"
         );
+    }
+
+    /// An update row that is a message of `parts`.
+    fn message_of(parts: Vec<Part>) -> Vec<u8> {
+        StreamResponse {
+            payload: Some(Payload::Message(Message {
+                parts,
+                ..Message::default()
+            })),
+        }
+        .encode_to_vec()
     }
 
     /// A length-delimited field, its key byte given, written by hand.
